@@ -1,0 +1,119 @@
+//! The command line: clap definitions and one module per command group. No game logic
+//! lives here; commands call the library and print.
+
+mod board;
+mod perft;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use canju::Position;
+use canju::notation::Notation;
+
+/// canju (残局): Xiangqi endgame tablebases and trainer.
+#[derive(Parser, Debug)]
+#[command(name = "canju", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the leaves of the legal move tree (the last line is the node count alone).
+    Perft {
+        /// Position (default: the start position).
+        #[arg(long, value_parser = clap::value_parser!(OsString))]
+        fen: Option<OsString>,
+        /// Depth in plies.
+        depth: u32,
+        /// Also print each legal move with its count.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// List the legal moves of a position, one per line.
+    Moves {
+        #[arg(long, value_parser = clap::value_parser!(OsString))]
+        fen: Option<OsString>,
+        /// iccs, wxf or chinese.
+        #[arg(long, default_value = "chinese")]
+        notation: Notation,
+        /// Black's numbers as 1..9 instead of full-width １..９ (Chinese notation).
+        #[arg(long)]
+        ascii_digits: bool,
+        /// An array of {"iccs", "wxf", "chinese"} objects.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play moves (any notation, mixed) from a position and print the resulting FEN.
+    Apply {
+        #[arg(long, value_parser = clap::value_parser!(OsString))]
+        fen: Option<OsString>,
+        /// Moves such as h2e2, C2.5 or 炮二平五.
+        #[arg(required = true)]
+        moves: Vec<String>,
+    },
+    /// Draw a position on the terminal.
+    Show {
+        #[arg(long, value_parser = clap::value_parser!(OsString))]
+        fen: Option<OsString>,
+        /// Plain letters and coordinates (the default when output is not a terminal).
+        #[arg(long)]
+        ascii: bool,
+    },
+}
+
+/// A failure to report: one line on standard error and an exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input from the user (exit code 2).
+    pub fn input(message: impl fmt::Display) -> CliError {
+        CliError {
+            code: 2,
+            message: message.to_string(),
+        }
+    }
+}
+
+pub type CliResult = Result<(), CliError>;
+
+/// Reads `--fen` (raw bytes, so that non-UTF-8 is an error and not a crash), or the start
+/// position when it is absent.
+pub fn position_arg(fen: &Option<OsString>) -> Result<Position, CliError> {
+    match fen {
+        None => Ok(Position::start()),
+        Some(text) => canju::fen::parse_bytes(text.as_encoded_bytes())
+            .map_err(|e| CliError::input(format!("--fen: {e}"))),
+    }
+}
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => board::main_job(),
+        Some(Command::Perft { fen, depth, divide }) => perft::run(&fen, depth, divide),
+        Some(Command::Moves {
+            fen,
+            notation,
+            ascii_digits,
+            json,
+        }) => board::moves(&fen, notation, ascii_digits, json),
+        Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
+        Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("canju: error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! canju (残局): a Xiangqi endgame library.
+//!
+//! The rules engine ([`Position`], FEN, legal moves and un-moves, perft) is the base that
+//! the tablebase generator and the trainer stand on. Coordinates follow ICCS: files `a`..`i`
+//! from red's left, ranks `0`..`9` from red's back rank.
+
+pub mod fen;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+pub mod piece;
+pub mod position;
+pub mod square;
+mod tables;
+
+pub use fen::FenError;
+pub use movegen::{GameEnd, IllegalMove};
+pub use moves::{Move, MoveList};
+pub use piece::{Color, Kind, Piece};
+pub use position::{Position, START_FEN, Setup};
+pub use square::{File, Rank, Square};
+pub mod notation;
+pub mod render;

@@ -1,0 +1,494 @@
+//! Attacks, check, legal moves, game end, and the non-capturing un-moves that the
+//! retrograde solver walks backwards.
+
+use crate::moves::{Move, MoveList};
+use crate::piece::{Color, Kind, Piece};
+use crate::position::Position;
+use crate::square::Square;
+use crate::tables::{
+    ADVISOR_STEPS, DIR_STEP, ELEPHANT_STEPS, GENERAL_STEPS, HORSE_SOURCES, HORSE_STEPS, NONE,
+    RAY_LEN,
+};
+
+/// How a game stands when the side to move has no legal move: it has lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameEnd {
+    /// In check with no legal move (将死).
+    Checkmate { loser: Color },
+    /// Not in check, but no legal move (困毙): also a loss.
+    Stalemate { loser: Color },
+}
+
+impl GameEnd {
+    pub fn loser(self) -> Color {
+        match self {
+            GameEnd::Checkmate { loser } | GameEnd::Stalemate { loser } => loser,
+        }
+    }
+}
+
+#[inline(always)]
+fn sq(i: u8) -> Square {
+    Square::new_unchecked(i)
+}
+
+#[inline(always)]
+fn step(s: usize, dir: usize) -> usize {
+    (s as isize + DIR_STEP[dir] as isize) as usize
+}
+
+/// Iterates the set bits of a 90-bit occupancy mask as squares.
+#[inline(always)]
+fn squares_of(mut mask: u128) -> impl Iterator<Item = Square> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            None
+        } else {
+            let i = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            Some(sq(i))
+        }
+    })
+}
+
+impl Position {
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<Piece> {
+        self.board[i]
+    }
+
+    #[inline(always)]
+    fn is_empty_at(&self, i: usize) -> bool {
+        self.board[i].is_none()
+    }
+
+    /// Whether the two generals stand on one file with nothing between them.
+    pub fn generals_facing(&self) -> bool {
+        let (r, b) = (self.generals[0], self.generals[1]);
+        if r.file() != b.file() {
+            return false;
+        }
+        let mut i = r.index() + 9;
+        while i < b.index() {
+            if !self.is_empty_at(i) {
+                return false;
+            }
+            i += 9;
+        }
+        true
+    }
+
+    /// Whether a piece of side `by` attacks `target` (could capture a piece standing there).
+    /// The flying-general rule is not an attack here; see [`Position::in_check`].
+    pub fn is_attacked(&self, target: Square, by: Color) -> bool {
+        let t = target.index();
+        let chariot = Some(Piece::new(by, Kind::Chariot));
+        let cannon = Some(Piece::new(by, Kind::Cannon));
+        for (dir, &len) in RAY_LEN[t].iter().enumerate() {
+            let mut s = t;
+            let mut screens = 0;
+            for _ in 0..len {
+                s = step(s, dir);
+                if let Some(p) = self.at(s) {
+                    if screens == 0 {
+                        if Some(p) == chariot {
+                            return true;
+                        }
+                        screens = 1;
+                    } else {
+                        if Some(p) == cannon {
+                            return true;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let horse = Some(Piece::new(by, Kind::Horse));
+        for &(from, leg) in &HORSE_SOURCES[t] {
+            if from == NONE {
+                break;
+            }
+            if self.at(from as usize) == horse && self.is_empty_at(leg as usize) {
+                return true;
+            }
+        }
+        let soldier = Some(Piece::new(by, Kind::Soldier));
+        if let Some(s) = target.offset(0, -by.forward())
+            && self.piece_at(s) == soldier
+        {
+            return true;
+        }
+        if !target.on_own_half(by) {
+            for df in [-1, 1] {
+                if let Some(s) = target.offset(df, 0)
+                    && self.piece_at(s) == soldier
+                {
+                    return true;
+                }
+            }
+        }
+        let steppers = [
+            (Kind::General, &GENERAL_STEPS[t]),
+            (Kind::Advisor, &ADVISOR_STEPS[t]),
+        ];
+        for (kind, steps) in steppers {
+            let p = Some(Piece::new(by, kind));
+            if steps.iter().any(|&s| s != NONE && self.at(s as usize) == p) {
+                return true;
+            }
+        }
+        let elephant = Some(Piece::new(by, Kind::Elephant));
+        ELEPHANT_STEPS[t].iter().any(|&(s, eye)| {
+            s != NONE && self.at(s as usize) == elephant && self.is_empty_at(eye as usize)
+        })
+    }
+
+    /// Whether `color`'s general is attacked or faces the other general on an open file.
+    #[inline]
+    pub fn in_check(&self, color: Color) -> bool {
+        general_attacked(self.generals[color.index()].index(), !color, |i| {
+            self.board[i]
+        })
+    }
+
+    /// Whether the side to move is in check.
+    pub fn is_check(&self) -> bool {
+        self.in_check(self.turn)
+    }
+
+    /// Adds the pseudo-legal moves of the side to move (every move by the piece rules,
+    /// without asking whether it leaves the mover's general in check).
+    pub fn pseudo_moves(&self, list: &mut MoveList) {
+        let us = self.turn;
+        for from in squares_of(self.occupied[us.index()]) {
+            let f = from.index();
+            let piece = self.board[f].expect("occupancy matches the board");
+            let own = |i: usize| matches!(self.at(i), Some(p) if p.color == us);
+            match piece.kind {
+                Kind::General | Kind::Advisor => {
+                    let steps = if piece.kind == Kind::General {
+                        &GENERAL_STEPS[f]
+                    } else {
+                        &ADVISOR_STEPS[f]
+                    };
+                    for &to in steps {
+                        if to == NONE {
+                            break;
+                        }
+                        if !own(to as usize) {
+                            list.push(Move::new(from, sq(to)));
+                        }
+                    }
+                }
+                Kind::Elephant => {
+                    for &(to, eye) in &ELEPHANT_STEPS[f] {
+                        if to == NONE {
+                            break;
+                        }
+                        if self.is_empty_at(eye as usize) && !own(to as usize) {
+                            list.push(Move::new(from, sq(to)));
+                        }
+                    }
+                }
+                Kind::Horse => {
+                    for &(to, leg) in &HORSE_STEPS[f] {
+                        if to == NONE {
+                            break;
+                        }
+                        if self.is_empty_at(leg as usize) && !own(to as usize) {
+                            list.push(Move::new(from, sq(to)));
+                        }
+                    }
+                }
+                Kind::Chariot => {
+                    for (dir, &len) in RAY_LEN[f].iter().enumerate() {
+                        let mut s = f;
+                        for _ in 0..len {
+                            s = step(s, dir);
+                            match self.at(s) {
+                                None => list.push(Move::new(from, sq(s as u8))),
+                                Some(p) => {
+                                    if p.color != us {
+                                        list.push(Move::new(from, sq(s as u8)));
+                                    }
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                Kind::Cannon => {
+                    for (dir, &len) in RAY_LEN[f].iter().enumerate() {
+                        let mut s = f;
+                        let mut n = len;
+                        while n > 0 {
+                            n -= 1;
+                            s = step(s, dir);
+                            if self.is_empty_at(s) {
+                                list.push(Move::new(from, sq(s as u8)));
+                            } else {
+                                break;
+                            }
+                        }
+                        // jump the screen to the next piece
+                        while n > 0 {
+                            n -= 1;
+                            s = step(s, dir);
+                            if let Some(p) = self.at(s) {
+                                if p.color != us {
+                                    list.push(Move::new(from, sq(s as u8)));
+                                }
+                                break;
+                            }
+                        }
+                    }
+                }
+                Kind::Soldier => {
+                    if let Some(to) = from.offset(0, us.forward())
+                        && !own(to.index())
+                    {
+                        list.push(Move::new(from, to));
+                    }
+                    if !from.on_own_half(us) {
+                        for df in [-1, 1] {
+                            if let Some(to) = from.offset(df, 0)
+                                && !own(to.index())
+                            {
+                                list.push(Move::new(from, to));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a pseudo-legal move of the side to move leaves its general safe.
+    #[inline]
+    pub fn is_legal_pseudo(&self, m: Move) -> bool {
+        let (from, to) = (m.from().index(), m.to().index());
+        let moved = self.board[from];
+        let us = self.turn;
+        let k = if moved.map(|p| p.kind) == Some(Kind::General) {
+            to
+        } else {
+            self.generals[us.index()].index()
+        };
+        // Look at the board as it stands after the move, without changing it.
+        !general_attacked(k, !us, |i| {
+            if i == to {
+                moved
+            } else if i == from {
+                None
+            } else {
+                self.board[i]
+            }
+        })
+    }
+
+    /// The legal moves of the side to move.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.pseudo_moves(&mut list);
+        list.retain(|m| self.is_legal_pseudo(m));
+        list
+    }
+
+    /// Whether `m` is a legal move here.
+    pub fn is_legal(&self, m: Move) -> bool {
+        let mut list = MoveList::new();
+        self.pseudo_moves(&mut list);
+        list.contains(&m) && self.is_legal_pseudo(m)
+    }
+
+    /// The number of legal moves of the side to move.
+    pub fn count_legal_moves(&self) -> usize {
+        let mut list = MoveList::new();
+        self.pseudo_moves(&mut list);
+        list.iter().filter(|&&m| self.is_legal_pseudo(m)).count()
+    }
+
+    /// Whether the side to move has any legal move.
+    pub fn has_legal_move(&self) -> bool {
+        let mut list = MoveList::new();
+        self.pseudo_moves(&mut list);
+        list.iter().any(|&m| self.is_legal_pseudo(m))
+    }
+
+    /// The end of the game, if the side to move has no legal move (it has lost).
+    pub fn game_end(&self) -> Option<GameEnd> {
+        if self.has_legal_move() {
+            None
+        } else if self.is_check() {
+            Some(GameEnd::Checkmate { loser: self.turn })
+        } else {
+            Some(GameEnd::Stalemate { loser: self.turn })
+        }
+    }
+
+    /// Plays a move after checking that it is legal.
+    pub fn play(&mut self, m: Move) -> Result<(), IllegalMove> {
+        if self.is_legal(m) {
+            self.play_unchecked(m);
+            Ok(())
+        } else {
+            Err(IllegalMove { mv: m })
+        }
+    }
+
+    /// The non-capturing un-moves into this position: moves `from → to` by the side that
+    /// just moved (not the side to move) that lead here from a legal position. The
+    /// predecessor has `from` holding the piece now on `to`, `to` empty, and that side to
+    /// move; [`Position::unplay_unchecked`] builds it.
+    pub fn unmoves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.pseudo_unmoves(&mut list);
+        list.retain(|m| {
+            let mut prev = self.clone();
+            prev.unplay_unchecked(m);
+            !prev.in_check(self.turn)
+        });
+        list
+    }
+
+    /// Every non-capturing un-move by the piece rules, without asking whether the
+    /// predecessor is legal (the side to move here must not be in check there).
+    pub fn pseudo_unmoves(&self, list: &mut MoveList) {
+        let them = !self.turn;
+        for to in squares_of(self.occupied[them.index()]) {
+            let t = to.index();
+            let piece = self.board[t].expect("occupancy matches the board");
+            let mut add = |from: usize| list.push(Move::new(sq(from as u8), to));
+            match piece.kind {
+                Kind::General | Kind::Advisor => {
+                    let steps = if piece.kind == Kind::General {
+                        &GENERAL_STEPS[t]
+                    } else {
+                        &ADVISOR_STEPS[t]
+                    };
+                    for &from in steps {
+                        if from == NONE {
+                            break;
+                        }
+                        if self.is_empty_at(from as usize) {
+                            add(from as usize);
+                        }
+                    }
+                }
+                Kind::Elephant => {
+                    for &(from, eye) in &ELEPHANT_STEPS[t] {
+                        if from == NONE {
+                            break;
+                        }
+                        if self.is_empty_at(from as usize) && self.is_empty_at(eye as usize) {
+                            add(from as usize);
+                        }
+                    }
+                }
+                Kind::Horse => {
+                    // the leg sits next to the origin, not next to the target
+                    for &(from, leg) in &HORSE_SOURCES[t] {
+                        if from == NONE {
+                            break;
+                        }
+                        if self.is_empty_at(from as usize) && self.is_empty_at(leg as usize) {
+                            add(from as usize);
+                        }
+                    }
+                }
+                Kind::Chariot | Kind::Cannon => {
+                    for (dir, &len) in RAY_LEN[t].iter().enumerate() {
+                        let mut s = t;
+                        for _ in 0..len {
+                            s = step(s, dir);
+                            if !self.is_empty_at(s) {
+                                break;
+                            }
+                            add(s);
+                        }
+                    }
+                }
+                Kind::Soldier => {
+                    if let Some(from) = to.offset(0, -them.forward())
+                        && piece.can_stand_on(from)
+                        && self.is_empty_at(from.index())
+                    {
+                        add(from.index());
+                    }
+                    if !to.on_own_half(them) {
+                        for df in [-1, 1] {
+                            if let Some(from) = to.offset(df, 0)
+                                && self.is_empty_at(from.index())
+                            {
+                                add(from.index());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A move that is not legal in the position it was tried in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move {mv}")]
+pub struct IllegalMove {
+    pub mv: Move,
+}
+
+/// Whether a general on `k` is attacked by side `by` or faces `by`'s general, on the
+/// board that `at` describes.
+#[inline(always)]
+fn general_attacked(k: usize, by: Color, at: impl Fn(usize) -> Option<Piece>) -> bool {
+    let chariot = Some(Piece::new(by, Kind::Chariot));
+    let cannon = Some(Piece::new(by, Kind::Cannon));
+    let general = Some(Piece::new(by, Kind::General));
+    for (dir, &len) in RAY_LEN[k].iter().enumerate() {
+        let mut s = k;
+        let mut n = len;
+        // first piece on the ray
+        let first = loop {
+            if n == 0 {
+                break None;
+            }
+            n -= 1;
+            s = step(s, dir);
+            if let Some(p) = at(s) {
+                break Some(p);
+            }
+        };
+        let Some(first) = first else { continue };
+        if Some(first) == chariot || (dir < 2 && Some(first) == general) {
+            return true;
+        }
+        // second piece: a cannon behind a screen
+        while n > 0 {
+            n -= 1;
+            s = step(s, dir);
+            if let Some(p) = at(s) {
+                if Some(p) == cannon {
+                    return true;
+                }
+                break;
+            }
+        }
+    }
+    let horse = Some(Piece::new(by, Kind::Horse));
+    for &(from, leg) in &HORSE_SOURCES[k] {
+        if from == NONE {
+            break;
+        }
+        if at(from as usize) == horse && at(leg as usize).is_none() {
+            return true;
+        }
+    }
+    // Soldiers: a general is always on the attacker's far side of the river, so a
+    // soldier in front of it or beside it attacks it.
+    let soldier = Some(Piece::new(by, Kind::Soldier));
+    let front = (k as isize - 9 * by.forward() as isize) as usize;
+    (front < 90 && at(front) == soldier)
+        || (!k.is_multiple_of(9) && at(k - 1) == soldier)
+        || (k % 9 < 8 && at(k + 1) == soldier)
+}

@@ -1,0 +1,192 @@
+//! Move notation: ICCS (`h2e2`), WXF (`C2.5`) and Chinese (炮二平五), read and written.
+//!
+//! [`parse_move`] detects the notation by itself. WXF and Chinese texts are read into a
+//! [`Description`] (which piece, which way, how far) and matched against the moves of the
+//! position, so every accepted variant resolves the same way; [`format_move`] writes the
+//! preferred form and checks that it reads back to the same move.
+
+mod chinese;
+mod describe;
+mod iccs;
+mod wxf;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::moves::{Move, MoveList};
+use crate::piece::Color;
+use crate::position::Position;
+
+pub use describe::{Description, Direction, Selector};
+
+/// The notations canju reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Notation {
+    /// Coordinates, `h2e2`.
+    Iccs,
+    /// Western Xiangqi Federation, `C2.5`.
+    Wxf,
+    /// Chinese, 炮二平五.
+    Chinese,
+}
+
+impl Notation {
+    pub const ALL: [Notation; 3] = [Notation::Iccs, Notation::Wxf, Notation::Chinese];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Notation::Iccs => "iccs",
+            Notation::Wxf => "wxf",
+            Notation::Chinese => "chinese",
+        }
+    }
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Notation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Notation, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "iccs" | "ucci" => Ok(Notation::Iccs),
+            "wxf" => Ok(Notation::Wxf),
+            "chinese" | "cn" | "zh" => Ok(Notation::Chinese),
+            _ => Err(format!(
+                "unknown notation '{s}' (expected iccs, wxf or chinese)"
+            )),
+        }
+    }
+}
+
+/// Options for writing moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Black's numbers in ASCII (马8进7) instead of full-width (马８进７).
+    pub ascii_digits: bool,
+}
+
+/// Why a move text was not accepted, with the text itself.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{text}': {reason}")]
+pub struct NotationError {
+    pub text: String,
+    pub reason: Reason,
+}
+
+/// What is wrong with a move text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Reason {
+    #[error("not a move in ICCS (h2e2), WXF (C2.5) or Chinese (炮二平五) notation")]
+    Unreadable,
+    #[error("'{0}' is not a piece")]
+    UnknownPiece(String),
+    #[error("{0}")]
+    NoSuchPiece(String),
+    #[error("illegal here: {0}")]
+    Illegal(String),
+    #[error("ambiguous: it could be {}", .0.join(", "))]
+    Ambiguous(Vec<String>),
+}
+
+/// Reads a move in any notation (detected from the text) and checks it is legal here.
+pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
+    let t = text.trim();
+    let err = |reason| NotationError {
+        text: text.to_string(),
+        reason,
+    };
+    if let Some(m) = iccs::parse(t) {
+        return check_legal(pos, m).map_err(err);
+    }
+    let desc = if t.is_ascii() {
+        wxf::parse(t)
+    } else {
+        chinese::parse(t)
+    };
+    let desc = desc.map_err(err)?;
+    describe::resolve(pos, &desc).map_err(err)
+}
+
+/// Reads a move in one given notation.
+pub fn parse_move_as(
+    pos: &Position,
+    text: &str,
+    notation: Notation,
+) -> Result<Move, NotationError> {
+    let t = text.trim();
+    let err = |reason| NotationError {
+        text: text.to_string(),
+        reason,
+    };
+    match notation {
+        Notation::Iccs => {
+            let m = iccs::parse(t).ok_or(Reason::Unreadable).map_err(err)?;
+            check_legal(pos, m).map_err(err)
+        }
+        Notation::Wxf => describe::resolve(pos, &wxf::parse(t).map_err(err)?).map_err(err),
+        Notation::Chinese => describe::resolve(pos, &chinese::parse(t).map_err(err)?).map_err(err),
+    }
+}
+
+/// Writes a legal move of `pos` in a notation.
+pub fn format_move(pos: &Position, m: Move, notation: Notation, style: Style) -> String {
+    match notation {
+        Notation::Iccs => m.to_string(),
+        Notation::Wxf => describe::write_unique(pos, m, wxf::write, Notation::Wxf),
+        Notation::Chinese => describe::write_unique(
+            pos,
+            m,
+            |d| chinese::write(d, pos.turn(), style),
+            Notation::Chinese,
+        ),
+    }
+}
+
+fn check_legal(pos: &Position, m: Move) -> Result<Move, Reason> {
+    let Some(piece) = pos.piece_at(m.from()) else {
+        return Err(Reason::NoSuchPiece(format!("no piece on {}", m.from())));
+    };
+    if piece.color != pos.turn() {
+        return Err(Reason::Illegal(format!(
+            "the piece on {} is {}'s, and {} is to move",
+            m.from(),
+            piece.color,
+            pos.turn()
+        )));
+    }
+    let mut pseudo = MoveList::new();
+    pos.pseudo_moves(&mut pseudo);
+    if !pseudo.contains(&m) {
+        return Err(Reason::Illegal(format!(
+            "the {} on {} cannot move to {}",
+            piece.kind.name(),
+            m.from(),
+            m.to()
+        )));
+    }
+    if !pos.is_legal_pseudo(m) {
+        return Err(Reason::Illegal(why_illegal(pos, m)));
+    }
+    Ok(m)
+}
+
+/// Explains why a pseudo-legal move is not legal: facing generals or check.
+pub(crate) fn why_illegal(pos: &Position, m: Move) -> String {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let us: Color = pos.turn();
+    if after.generals_facing() {
+        format!("{m} leaves the generals facing each other (flying general)")
+    } else if pos.is_check() {
+        format!("{m} does not answer the check on {us}'s general")
+    } else {
+        format!("{m} leaves {us}'s general in check")
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,39 @@
+//! perft: counting the leaves of the legal move tree, the standard test of a move generator.
+
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+
+/// The number of legal move sequences of length `depth` from `pos`.
+pub fn perft(pos: &mut Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut list = MoveList::new();
+    pos.pseudo_moves(&mut list);
+    if depth == 1 {
+        return list.iter().filter(|&&m| pos.is_legal_pseudo(m)).count() as u64;
+    }
+    let mut nodes = 0;
+    for &m in list.iter() {
+        if pos.is_legal_pseudo(m) {
+            let undo = pos.play_unchecked(m);
+            nodes += perft(pos, depth - 1);
+            pos.undo(m, undo);
+        }
+    }
+    nodes
+}
+
+/// perft split by first move: each legal move with the count below it (depth ≥ 1).
+pub fn divide(pos: &mut Position, depth: u32) -> Vec<(Move, u64)> {
+    let moves = pos.legal_moves();
+    moves
+        .iter()
+        .map(|&m| {
+            let undo = pos.play_unchecked(m);
+            let n = perft(pos, depth.saturating_sub(1));
+            pos.undo(m, undo);
+            (m, n)
+        })
+        .collect()
+}

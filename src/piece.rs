@@ -1,0 +1,289 @@
+//! Sides and pieces: [`Color`], [`Kind`] and [`Piece`].
+
+use std::fmt;
+use std::ops::Not;
+
+use crate::square::Square;
+
+/// The two sides. Red moves first and sits on ranks 0..4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Color {
+    Red = 0,
+    Black = 1,
+}
+
+impl Color {
+    pub const ALL: [Color; 2] = [Color::Red, Color::Black];
+
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    pub const fn other(self) -> Color {
+        match self {
+            Color::Red => Color::Black,
+            Color::Black => Color::Red,
+        }
+    }
+
+    /// The rank direction in which this side's soldiers advance (+1 for red).
+    pub const fn forward(self) -> i8 {
+        match self {
+            Color::Red => 1,
+            Color::Black => -1,
+        }
+    }
+
+    /// The side's name in English, lower case (as used in JSON).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Color::Red => "red",
+            Color::Black => "black",
+        }
+    }
+
+    /// The side's name in Chinese (红 / 黑).
+    pub const fn chinese(self) -> &'static str {
+        match self {
+            Color::Red => "红",
+            Color::Black => "黑",
+        }
+    }
+}
+
+impl Not for Color {
+    type Output = Color;
+    fn not(self) -> Color {
+        self.other()
+    }
+}
+
+impl fmt::Display for Color {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The seven kinds of piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    General = 0,
+    Advisor = 1,
+    Elephant = 2,
+    Horse = 3,
+    Chariot = 4,
+    Cannon = 5,
+    Soldier = 6,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] = [
+        Kind::General,
+        Kind::Advisor,
+        Kind::Elephant,
+        Kind::Horse,
+        Kind::Chariot,
+        Kind::Cannon,
+        Kind::Soldier,
+    ];
+
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The most pieces of this kind a side starts with.
+    pub const fn max_count(self) -> u8 {
+        match self {
+            Kind::General => 1,
+            Kind::Soldier => 5,
+            _ => 2,
+        }
+    }
+
+    /// The FEN letter (upper case): K A B N R C P.
+    pub const fn fen_char(self) -> char {
+        match self {
+            Kind::General => 'K',
+            Kind::Advisor => 'A',
+            Kind::Elephant => 'B',
+            Kind::Horse => 'N',
+            Kind::Chariot => 'R',
+            Kind::Cannon => 'C',
+            Kind::Soldier => 'P',
+        }
+    }
+
+    /// The WXF letter: K A E H R C P.
+    pub const fn wxf_char(self) -> char {
+        match self {
+            Kind::Elephant => 'E',
+            Kind::Horse => 'H',
+            _ => self.fen_char(),
+        }
+    }
+
+    /// Reads a FEN or WXF letter, either case (`B`/`E` elephant, `N`/`H` horse).
+    pub const fn from_letter(c: char) -> Option<Kind> {
+        Some(match c.to_ascii_uppercase() {
+            'K' => Kind::General,
+            'A' => Kind::Advisor,
+            'B' | 'E' => Kind::Elephant,
+            'N' | 'H' => Kind::Horse,
+            'R' => Kind::Chariot,
+            'C' => Kind::Cannon,
+            'P' => Kind::Soldier,
+            _ => return None,
+        })
+    }
+
+    /// Reads a Chinese piece character, simplified or traditional, either side's form.
+    pub fn from_chinese(c: char) -> Option<Kind> {
+        Some(match c {
+            '帅' | '帥' | '将' | '將' => Kind::General,
+            '仕' | '士' => Kind::Advisor,
+            '相' | '象' => Kind::Elephant,
+            '马' | '馬' | '傌' => Kind::Horse,
+            '车' | '車' | '俥' => Kind::Chariot,
+            '炮' | '砲' | '包' => Kind::Cannon,
+            '兵' | '卒' => Kind::Soldier,
+            _ => return None,
+        })
+    }
+
+    /// Straight movers (general, chariot, cannon, soldier) count steps when moving
+    /// forward or back; the others (advisor, elephant, horse) name the destination file.
+    pub const fn moves_straight(self) -> bool {
+        matches!(
+            self,
+            Kind::General | Kind::Chariot | Kind::Cannon | Kind::Soldier
+        )
+    }
+
+    /// English name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kind::General => "general",
+            Kind::Advisor => "advisor",
+            Kind::Elephant => "elephant",
+            Kind::Horse => "horse",
+            Kind::Chariot => "chariot",
+            Kind::Cannon => "cannon",
+            Kind::Soldier => "soldier",
+        }
+    }
+}
+
+/// A piece: a kind and a side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Piece {
+    pub color: Color,
+    pub kind: Kind,
+}
+
+impl Piece {
+    pub const fn new(color: Color, kind: Kind) -> Piece {
+        Piece { color, kind }
+    }
+
+    /// Dense index 0..14: red kinds 0..7, black kinds 7..14.
+    pub const fn index(self) -> usize {
+        self.color.index() * 7 + self.kind.index()
+    }
+
+    /// The FEN letter: upper case for red, lower case for black.
+    pub const fn fen_char(self) -> char {
+        let c = self.kind.fen_char();
+        match self.color {
+            Color::Red => c,
+            Color::Black => c.to_ascii_lowercase(),
+        }
+    }
+
+    /// Reads a FEN letter (`B`/`E`, `N`/`H` accepted); case gives the side.
+    pub const fn from_fen_char(c: char) -> Option<Piece> {
+        let color = if c.is_ascii_uppercase() {
+            Color::Red
+        } else {
+            Color::Black
+        };
+        match Kind::from_letter(c) {
+            Some(kind) => Some(Piece { color, kind }),
+            None => None,
+        }
+    }
+
+    /// The usual simplified character: 帅仕相马车炮兵 for red, 将士象马车炮卒 for black.
+    pub const fn chinese(self) -> char {
+        match (self.color, self.kind) {
+            (Color::Red, Kind::General) => '帅',
+            (Color::Red, Kind::Advisor) => '仕',
+            (Color::Red, Kind::Elephant) => '相',
+            (Color::Red, Kind::Soldier) => '兵',
+            (Color::Black, Kind::General) => '将',
+            (Color::Black, Kind::Advisor) => '士',
+            (Color::Black, Kind::Elephant) => '象',
+            (Color::Black, Kind::Soldier) => '卒',
+            (_, Kind::Horse) => '马',
+            (_, Kind::Chariot) => '车',
+            (_, Kind::Cannon) => '炮',
+        }
+    }
+
+    /// Whether this piece can ever stand on `sq` (palace points for general and advisor,
+    /// the seven elephant points, soldier points on or past its start rank).
+    pub const fn can_stand_on(self, sq: Square) -> bool {
+        let f = sq.file().index();
+        let r = sq.rank().relative_to(self.color);
+        match self.kind {
+            Kind::General => sq.in_palace(self.color),
+            Kind::Advisor => matches!((f, r), (3, 0) | (5, 0) | (4, 1) | (3, 2) | (5, 2)),
+            Kind::Elephant => matches!(
+                (f, r),
+                (2, 0) | (6, 0) | (0, 2) | (4, 2) | (8, 2) | (2, 4) | (6, 4)
+            ),
+            Kind::Soldier => r >= 5 || (r >= 3 && f.is_multiple_of(2)),
+            Kind::Horse | Kind::Chariot | Kind::Cannon => true,
+        }
+    }
+}
+
+impl fmt::Display for Piece {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.fen_char())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(p: Piece) -> usize {
+        Square::all().filter(|&s| p.can_stand_on(s)).count()
+    }
+
+    #[test]
+    fn placement_counts_match_the_rules() {
+        for c in Color::ALL {
+            assert_eq!(count(Piece::new(c, Kind::General)), 9);
+            assert_eq!(count(Piece::new(c, Kind::Advisor)), 5);
+            assert_eq!(count(Piece::new(c, Kind::Elephant)), 7);
+            assert_eq!(count(Piece::new(c, Kind::Soldier)), 55);
+            assert_eq!(count(Piece::new(c, Kind::Horse)), 90);
+        }
+    }
+
+    #[test]
+    fn letters_round_trip() {
+        for c in Color::ALL {
+            for k in Kind::ALL {
+                let p = Piece::new(c, k);
+                assert_eq!(Piece::from_fen_char(p.fen_char()), Some(p));
+                assert_eq!(Kind::from_letter(k.wxf_char()), Some(k));
+                assert_eq!(Kind::from_chinese(p.chinese()), Some(k));
+            }
+        }
+        assert_eq!(Kind::from_letter('E'), Some(Kind::Elephant));
+        assert_eq!(Kind::from_letter('h'), Some(Kind::Horse));
+        assert_eq!(Piece::from_fen_char('x'), None);
+    }
+}

@@ -1,0 +1,291 @@
+//! [`Position`]: the board, the side to move, make/unmake and the Zobrist key.
+
+use std::fmt;
+
+use crate::moves::Move;
+use crate::piece::{Color, Kind, Piece};
+use crate::square::Square;
+
+/// A Xiangqi position. Built through FEN ([`crate::fen`]) or [`Setup`], which check
+/// legality; once built, moves keep it legal.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Position {
+    pub(crate) board: [Option<Piece>; 90],
+    pub(crate) turn: Color,
+    pub(crate) generals: [Square; 2],
+    /// Occupied points of each side, bit `i` for square index `i`.
+    pub(crate) occupied: [u128; 2],
+    pub(crate) key: u64,
+    /// Plies since the last capture (FEN field 5).
+    pub(crate) halfmoves: u32,
+    /// Move number, starting at 1 and counted up after black moves (FEN field 6).
+    pub(crate) fullmoves: u32,
+}
+
+/// What [`Position::play_unchecked`] needs to take a move back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undo {
+    pub captured: Option<Piece>,
+    halfmoves: u32,
+}
+
+const fn splitmix(state: u64) -> (u64, u64) {
+    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (s, z ^ (z >> 31))
+}
+
+/// Zobrist keys: one per piece per square, fixed across runs.
+static ZOBRIST: [[u64; 90]; 14] = {
+    let mut t = [[0u64; 90]; 14];
+    let mut state = 0x6361_6E6A_7520_7862; // "canju xb"
+    let mut p = 0;
+    while p < 14 {
+        let mut s = 0;
+        while s < 90 {
+            let (ns, v) = splitmix(state);
+            state = ns;
+            t[p][s] = v;
+            s += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// XORed into the key when black is to move.
+const ZOBRIST_BLACK: u64 = splitmix(0x7369_6465).1;
+
+#[inline(always)]
+pub(crate) const fn bit(sq: Square) -> u128 {
+    1u128 << sq.index()
+}
+
+#[inline(always)]
+fn zobrist(p: Piece, sq: Square) -> u64 {
+    ZOBRIST[p.index()][sq.index()]
+}
+
+/// The standard starting position.
+pub const START_FEN: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+
+impl Position {
+    /// The standard starting position.
+    pub fn start() -> Position {
+        START_FEN.parse().expect("the start FEN is valid")
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// The piece on a square.
+    #[inline(always)]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    /// The square of `color`'s general.
+    #[inline]
+    pub fn general(&self, color: Color) -> Square {
+        self.generals[color.index()]
+    }
+
+    /// The Zobrist key of the placement and the side to move.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Plies since the last capture.
+    pub fn halfmoves(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// The move number (starts at 1, increases after black's move).
+    pub fn fullmoves(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// All pieces on the board with their squares, from a0 to i9.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        Square::all().filter_map(|s| self.piece_at(s).map(|p| (s, p)))
+    }
+
+    /// How many pieces of this colour and kind are on the board.
+    pub fn count(&self, piece: Piece) -> usize {
+        self.board.iter().filter(|&&p| p == Some(piece)).count()
+    }
+
+    /// Plays a move that must be legal in this position (as produced by
+    /// [`Position::legal_moves`]) and returns what is needed to take it back.
+    #[inline]
+    pub fn play_unchecked(&mut self, m: Move) -> Undo {
+        let (from, to) = (m.from(), m.to());
+        let piece = self.board[from.index()].expect("a piece on the move's origin");
+        let captured = self.board[to.index()];
+        let undo = Undo {
+            captured,
+            halfmoves: self.halfmoves,
+        };
+        let mut key = self.key ^ zobrist(piece, from) ^ zobrist(piece, to) ^ ZOBRIST_BLACK;
+        if let Some(c) = captured {
+            key ^= zobrist(c, to);
+            self.halfmoves = 0;
+        } else {
+            self.halfmoves += 1;
+        }
+        self.board[to.index()] = Some(piece);
+        self.board[from.index()] = None;
+        self.occupied[piece.color.index()] ^= bit(from) | bit(to);
+        if let Some(c) = captured {
+            self.occupied[c.color.index()] ^= bit(to);
+        }
+        if piece.kind == Kind::General {
+            self.generals[piece.color.index()] = to;
+        }
+        if self.turn == Color::Black {
+            self.fullmoves += 1;
+        }
+        self.turn = !self.turn;
+        self.key = key;
+        undo
+    }
+
+    /// Takes back a move played with [`Position::play_unchecked`].
+    #[inline]
+    pub fn undo(&mut self, m: Move, undo: Undo) {
+        let (from, to) = (m.from(), m.to());
+        let piece = self.board[to.index()].expect("the moved piece on the move's target");
+        let mut key = self.key ^ zobrist(piece, from) ^ zobrist(piece, to) ^ ZOBRIST_BLACK;
+        if let Some(c) = undo.captured {
+            key ^= zobrist(c, to);
+        }
+        self.board[from.index()] = Some(piece);
+        self.board[to.index()] = undo.captured;
+        self.occupied[piece.color.index()] ^= bit(from) | bit(to);
+        if let Some(c) = undo.captured {
+            self.occupied[c.color.index()] ^= bit(to);
+        }
+        if piece.kind == Kind::General {
+            self.generals[piece.color.index()] = from;
+        }
+        self.turn = !self.turn;
+        if self.turn == Color::Black {
+            self.fullmoves -= 1;
+        }
+        self.halfmoves = undo.halfmoves;
+        self.key = key;
+    }
+
+    /// Takes back a non-capturing move that led here: the piece on `m.to()` goes back to
+    /// `m.from()` (which must be empty) and the turn passes back to its side. `m` must come
+    /// from [`Position::unmoves`].
+    pub fn unplay_unchecked(&mut self, m: Move) {
+        let (from, to) = (m.from(), m.to());
+        let piece = self.board[to.index()].expect("a piece on the un-move's target");
+        debug_assert!(self.board[from.index()].is_none());
+        self.board[from.index()] = Some(piece);
+        self.board[to.index()] = None;
+        self.occupied[piece.color.index()] ^= bit(from) | bit(to);
+        if piece.kind == Kind::General {
+            self.generals[piece.color.index()] = from;
+        }
+        self.key ^= zobrist(piece, from) ^ zobrist(piece, to) ^ ZOBRIST_BLACK;
+        self.turn = !self.turn;
+        if self.turn == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_sub(1).max(1);
+        }
+        self.halfmoves = self.halfmoves.saturating_sub(1);
+    }
+
+    /// The same position seen from the other side: ranks mirrored, colours and the side to
+    /// move swapped. Values of a position and its colour flip are the same.
+    pub fn color_flipped(&self) -> Position {
+        let mut board = [None; 90];
+        for (s, p) in self.pieces() {
+            board[s.flip().index()] = Some(Piece::new(!p.color, p.kind));
+        }
+        Position::from_parts(board, !self.turn, self.halfmoves, self.fullmoves)
+    }
+
+    /// The left-right mirror image (files a ↔ i). Values are unchanged.
+    pub fn mirrored(&self) -> Position {
+        let mut board = [None; 90];
+        for (s, p) in self.pieces() {
+            board[s.mirror().index()] = Some(p);
+        }
+        Position::from_parts(board, self.turn, self.halfmoves, self.fullmoves)
+    }
+
+    /// Assembles a position from a board whose generals are both present (not checked
+    /// further; callers validate).
+    pub(crate) fn from_parts(
+        board: [Option<Piece>; 90],
+        turn: Color,
+        halfmoves: u32,
+        fullmoves: u32,
+    ) -> Position {
+        let mut generals = [Square::new_unchecked(0); 2];
+        let mut occupied = [0u128; 2];
+        let mut key = if turn == Color::Black {
+            ZOBRIST_BLACK
+        } else {
+            0
+        };
+        for s in Square::all() {
+            if let Some(p) = board[s.index()] {
+                key ^= zobrist(p, s);
+                occupied[p.color.index()] |= bit(s);
+                if p.kind == Kind::General {
+                    generals[p.color.index()] = s;
+                }
+            }
+        }
+        Position {
+            board,
+            turn,
+            generals,
+            occupied,
+            key,
+            halfmoves,
+            fullmoves,
+        }
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", crate::fen::write(self))
+    }
+}
+
+/// Builds a position piece by piece and checks it with the same rules as FEN.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub board: [Option<Piece>; 90],
+    pub turn: Color,
+}
+
+impl Setup {
+    pub fn empty(turn: Color) -> Setup {
+        Setup {
+            board: [None; 90],
+            turn,
+        }
+    }
+
+    pub fn put(&mut self, sq: Square, piece: Piece) -> &mut Setup {
+        self.board[sq.index()] = Some(piece);
+        self
+    }
+
+    /// Checks the setup (counts, placement, the side not to move not in check).
+    pub fn into_position(self) -> Result<Position, crate::fen::FenError> {
+        crate::fen::validate(self.board, self.turn, 0, 1)
+    }
+}

@@ -1,0 +1,3 @@
+//! Pictures of positions: the terminal board.
+
+pub mod terminal;

@@ -1,0 +1,205 @@
+//! Precomputed step tables, built at compile time: where each piece can step from each
+//! point, with the point that blocks the step (horse leg, elephant eye).
+
+/// "No square" marker inside the tables.
+pub(crate) const NONE: u8 = u8::MAX;
+
+/// Directions for sliding: north (+rank), south, east (+file), west.
+pub(crate) const DIR_STEP: [i8; 4] = [9, -9, 1, -1];
+
+const fn sq(f: i8, r: i8) -> u8 {
+    (r * 9 + f) as u8
+}
+
+const fn on_board(f: i8, r: i8) -> bool {
+    f >= 0 && f < 9 && r >= 0 && r < 10
+}
+
+const fn in_a_palace(f: i8, r: i8) -> bool {
+    f >= 3 && f <= 5 && (r <= 2 || r >= 7)
+}
+
+/// Number of squares from each square to the edge in each of [`DIR_STEP`]'s directions.
+pub(crate) static RAY_LEN: [[u8; 4]; 90] = {
+    let mut t = [[0u8; 4]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let f = (s % 9) as u8;
+        let r = (s / 9) as u8;
+        t[s] = [9 - r, r, 8 - f, f];
+        s += 1;
+    }
+    t
+};
+
+/// General steps within the palace the square belongs to (NONE-padded).
+pub(crate) static GENERAL_STEPS: [[u8; 4]; 90] = {
+    let mut t = [[NONE; 4]; 90];
+    let d: [(i8, i8); 4] = [(0, 1), (0, -1), (1, 0), (-1, 0)];
+    let mut s = 0;
+    while s < 90 {
+        let f = (s % 9) as i8;
+        let r = (s / 9) as i8;
+        if in_a_palace(f, r) {
+            let mut n = 0;
+            let mut i = 0;
+            while i < 4 {
+                let (nf, nr) = (f + d[i].0, r + d[i].1);
+                // stay in the same palace: both on the same side of the river
+                if on_board(nf, nr) && in_a_palace(nf, nr) && (nr <= 4) == (r <= 4) {
+                    t[s][n] = sq(nf, nr);
+                    n += 1;
+                }
+                i += 1;
+            }
+        }
+        s += 1;
+    }
+    t
+};
+
+/// Advisor steps (diagonal) within the palace (NONE-padded).
+pub(crate) static ADVISOR_STEPS: [[u8; 4]; 90] = {
+    let mut t = [[NONE; 4]; 90];
+    let d: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+    let mut s = 0;
+    while s < 90 {
+        let f = (s % 9) as i8;
+        let r = (s / 9) as i8;
+        if in_a_palace(f, r) {
+            let mut n = 0;
+            let mut i = 0;
+            while i < 4 {
+                let (nf, nr) = (f + d[i].0, r + d[i].1);
+                if on_board(nf, nr) && in_a_palace(nf, nr) && (nr <= 4) == (r <= 4) {
+                    t[s][n] = sq(nf, nr);
+                    n += 1;
+                }
+                i += 1;
+            }
+        }
+        s += 1;
+    }
+    t
+};
+
+/// Elephant steps: (destination, eye) pairs that stay on the same half (NONE-padded).
+pub(crate) static ELEPHANT_STEPS: [[(u8, u8); 4]; 90] = {
+    let mut t = [[(NONE, NONE); 4]; 90];
+    let d: [(i8, i8); 4] = [(2, 2), (2, -2), (-2, 2), (-2, -2)];
+    let mut s = 0;
+    while s < 90 {
+        let f = (s % 9) as i8;
+        let r = (s / 9) as i8;
+        let mut n = 0;
+        let mut i = 0;
+        while i < 4 {
+            let (nf, nr) = (f + d[i].0, r + d[i].1);
+            if on_board(nf, nr) && (nr <= 4) == (r <= 4) {
+                t[s][n] = (sq(nf, nr), sq(f + d[i].0 / 2, r + d[i].1 / 2));
+                n += 1;
+            }
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+const HORSE_JUMPS: [(i8, i8); 8] = [
+    (1, 2),
+    (-1, 2),
+    (1, -2),
+    (-1, -2),
+    (2, 1),
+    (2, -1),
+    (-2, 1),
+    (-2, -1),
+];
+
+/// Horse moves from a square: (destination, leg) where the leg is the orthogonal
+/// neighbour of the origin in the long direction (NONE-padded).
+pub(crate) static HORSE_STEPS: [[(u8, u8); 8]; 90] = {
+    let mut t = [[(NONE, NONE); 8]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let f = (s % 9) as i8;
+        let r = (s / 9) as i8;
+        let mut n = 0;
+        let mut i = 0;
+        while i < 8 {
+            let (df, dr) = HORSE_JUMPS[i];
+            if on_board(f + df, r + dr) {
+                t[s][n] = (sq(f + df, r + dr), sq(f + df / 2, r + dr / 2));
+                n += 1;
+            }
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// Horses that reach a square: (origin, leg) where the leg is next to the origin.
+/// The same pairs serve as horse un-moves into the square.
+pub(crate) static HORSE_SOURCES: [[(u8, u8); 8]; 90] = {
+    let mut t = [[(NONE, NONE); 8]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let f = (s % 9) as i8;
+        let r = (s / 9) as i8;
+        let mut n = 0;
+        let mut i = 0;
+        while i < 8 {
+            let (df, dr) = HORSE_JUMPS[i];
+            // origin o = s - (df, dr); leg = o + (df/2, dr/2)
+            let (of, or) = (f - df, r - dr);
+            if on_board(of, or) {
+                t[s][n] = (sq(of, or), sq(of + df / 2, or + dr / 2));
+                n += 1;
+            }
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn horse_sources_invert_horse_steps() {
+        for (s, steps) in HORSE_STEPS.iter().enumerate() {
+            for &(to, leg) in steps.iter().filter(|p| p.0 != NONE) {
+                assert!(HORSE_SOURCES[to as usize].contains(&(s as u8, leg)));
+            }
+        }
+        let total: usize = HORSE_STEPS
+            .iter()
+            .map(|v| v.iter().filter(|p| p.0 != NONE).count())
+            .sum();
+        let total2: usize = HORSE_SOURCES
+            .iter()
+            .map(|v| v.iter().filter(|p| p.0 != NONE).count())
+            .sum();
+        assert_eq!(total, total2);
+    }
+
+    #[test]
+    fn palace_steps() {
+        // e1 (centre of red's palace) has four general steps and four advisor steps
+        assert_eq!(GENERAL_STEPS[13].iter().filter(|&&x| x != NONE).count(), 4);
+        assert_eq!(ADVISOR_STEPS[13].iter().filter(|&&x| x != NONE).count(), 4);
+        // d2 has general steps to d1, e2 only
+        assert_eq!(GENERAL_STEPS[21].iter().filter(|&&x| x != NONE).count(), 2);
+        // elephants never cross: c4 (index 38) goes only to a2, e2
+        let e: Vec<u8> = ELEPHANT_STEPS[38]
+            .iter()
+            .filter(|p| p.0 != NONE)
+            .map(|p| p.0)
+            .collect();
+        assert_eq!(e.len(), 2);
+    }
+}

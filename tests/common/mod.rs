@@ -1,0 +1,145 @@
+//! Helpers shared by the integration tests: a seeded generator of random legal positions.
+#![allow(dead_code)]
+
+use canju::{Color, Kind, Piece, Position, Setup, Square};
+
+/// A small deterministic PRNG (xorshift64*), so failures reproduce from the seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random legal position with up to `max_pieces` pieces (generals included).
+pub fn random_position(rng: &mut Rng, max_pieces: usize) -> Position {
+    loop {
+        let turn = if rng.below(2) == 0 {
+            Color::Red
+        } else {
+            Color::Black
+        };
+        let mut setup = Setup::empty(turn);
+        let mut used = [false; 90];
+        let place = |setup: &mut Setup, used: &mut [bool; 90], rng: &mut Rng, p: Piece| {
+            let squares: Vec<Square> = Square::all()
+                .filter(|&s| p.can_stand_on(s) && !used[s.index()])
+                .collect();
+            if !squares.is_empty() {
+                let s = squares[rng.below(squares.len())];
+                used[s.index()] = true;
+                setup.put(s, p);
+            }
+        };
+        for c in Color::ALL {
+            place(&mut setup, &mut used, rng, Piece::new(c, Kind::General));
+        }
+        let extra = rng.below(max_pieces.saturating_sub(1));
+        let mut counts = [[0u8; 7]; 2];
+        for _ in 0..extra {
+            let c = Color::ALL[rng.below(2)];
+            let k = Kind::ALL[1 + rng.below(6)];
+            if counts[c.index()][k.index()] < k.max_count() {
+                counts[c.index()][k.index()] += 1;
+                place(&mut setup, &mut used, rng, Piece::new(c, k));
+            }
+        }
+        if let Ok(p) = setup.into_position() {
+            return p;
+        }
+    }
+}
+
+/// A random legal position whose soldiers crowd onto two or three files, so that tandem
+/// soldiers (前/中/后, 一..五, 前七) come up often; other pieces are sprinkled in.
+pub fn crowded_soldiers(rng: &mut Rng) -> Position {
+    loop {
+        let turn = if rng.below(2) == 0 {
+            Color::Red
+        } else {
+            Color::Black
+        };
+        let mut setup = Setup::empty(turn);
+        let mut used = [false; 90];
+        let files: Vec<u8> = (0..3).map(|_| rng.below(9) as u8).collect();
+        let mut put = |setup: &mut Setup, rng: &mut Rng, p: Piece, only_files: bool| {
+            let squares: Vec<Square> = Square::all()
+                .filter(|&s| p.can_stand_on(s) && !used[s.index()])
+                .filter(|s| !only_files || files.contains(&s.file().index()))
+                .collect();
+            if !squares.is_empty() {
+                let s = squares[rng.below(squares.len())];
+                used[s.index()] = true;
+                setup.put(s, p);
+            }
+        };
+        for c in Color::ALL {
+            put(&mut setup, rng, Piece::new(c, Kind::General), false);
+            for _ in 0..rng.below(6) {
+                put(&mut setup, rng, Piece::new(c, Kind::Soldier), true);
+            }
+            for _ in 0..rng.below(3) {
+                let k = Kind::ALL[1 + rng.below(5)];
+                let crowd = rng.below(2) == 0;
+                put(&mut setup, rng, Piece::new(c, k), crowd);
+            }
+        }
+        if let Ok(p) = setup.into_position() {
+            return p;
+        }
+    }
+}
+
+/// Plays up to `plies` random legal moves.
+pub fn random_walk(rng: &mut Rng, mut pos: Position, plies: usize) -> Position {
+    for _ in 0..plies {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        pos.play_unchecked(moves[rng.below(moves.len())]);
+    }
+    pos
+}
+
+/// The FENs of the perft suite.
+pub fn perft_fens() -> Vec<String> {
+    include_str!("../data/perft.epd")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.split(';').next().unwrap().trim().to_string())
+        .collect()
+}
+
+/// Positions for round-trip tests: the perft suite after 0..=3 random plies, and random
+/// legal positions with up to 32 pieces.
+pub fn sample_positions(seed: u64, random: usize) -> Vec<Position> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    for fen in perft_fens() {
+        let start: Position = fen.parse().unwrap();
+        for plies in 0..=3 {
+            for _ in 0..4 {
+                out.push(random_walk(&mut rng, start.clone(), plies));
+            }
+        }
+    }
+    for i in 0..random {
+        let n = 2 + i % 31;
+        out.push(random_position(&mut rng, n));
+        out.push(crowded_soldiers(&mut rng));
+    }
+    out
+}
