@@ -5,16 +5,18 @@
 //! from red's left, ranks `0`..`9` from red's back rank.
 
 pub mod fen;
+pub mod material;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod piece;
 pub mod position;
 pub mod square;
+pub mod tablebase;
 mod tables;
 
 pub use fen::FenError;
-pub use movegen::{GameEnd, IllegalMove};
+pub use movegen::{GameEnd, IllegalMove, Legality};
 pub use moves::{Move, MoveList};
 pub use piece::{Color, Kind, Piece};
 pub use position::{Position, START_FEN, Setup};

@@ -27,6 +27,95 @@ impl GameEnd {
     }
 }
 
+/// Per-square masks for [`Legality`], built at compile time: the file and rank of a
+/// square, its orthogonal neighbours, and its horse zone (the diagonal neighbours, which
+/// are the legs of horse attacks on it, and the points a horse attacks it from).
+struct Masks {
+    lines: [u128; 90],
+    file: [u128; 90],
+    neighbours: [u128; 90],
+    horse_zone: [u128; 90],
+    palaces: u128,
+}
+
+static MASKS: Masks = {
+    let mut m = Masks {
+        lines: [0; 90],
+        file: [0; 90],
+        neighbours: [0; 90],
+        horse_zone: [0; 90],
+        palaces: 0,
+    };
+    let mut g = 0;
+    while g < 90 {
+        let (gf, gr) = (g % 9, g / 9);
+        let mut s = 0;
+        while s < 90 {
+            let (sf, sr) = (s % 9, s / 9);
+            if sf == gf {
+                m.file[g] |= 1 << s;
+            }
+            if sf == gf || sr == gr {
+                m.lines[g] |= 1 << s;
+            }
+            if (sf == gf && (sr + 1 == gr || gr + 1 == sr))
+                || (sr == gr && (sf + 1 == gf || gf + 1 == sf))
+            {
+                m.neighbours[g] |= 1 << s;
+            }
+            s += 1;
+        }
+        let mut i = 0;
+        while i < 8 {
+            let (from, leg) = HORSE_SOURCES[g][i];
+            if from != NONE {
+                m.horse_zone[g] |= 1 << from;
+                m.horse_zone[g] |= 1 << leg;
+            }
+            i += 1;
+        }
+        if gf >= 3 && gf <= 5 && (gr <= 2 || gr >= 7) {
+            m.palaces |= 1 << g;
+        }
+        g += 1;
+    }
+    m
+};
+
+/// Facts about a position computed once, for testing many of its moves or un-moves
+/// quickly: a move that touches none of the general's sensitive points while the general
+/// is not in check is legal without further work.
+#[derive(Clone, Copy, Debug)]
+pub struct Legality {
+    in_check: bool,
+    sensitive: u128,
+    kinds: Attackers,
+}
+
+impl Legality {
+    /// Whether a pseudo-legal move (from [`Position::pseudo_moves`]) is legal.
+    #[inline(always)]
+    pub fn move_is_legal(&self, pos: &Position, m: Move) -> bool {
+        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+        if !self.in_check && self.sensitive & touched == 0 {
+            true
+        } else {
+            pos.is_legal_pseudo_against(m, self.kinds)
+        }
+    }
+
+    /// Whether an un-move (from [`Position::pseudo_unmoves`]) leads to a legal position.
+    #[inline(always)]
+    pub fn unmove_is_legal(&self, pos: &Position, u: Move) -> bool {
+        let touched = (1u128 << u.from().index()) | (1u128 << u.to().index());
+        if !self.in_check && self.sensitive & touched == 0 {
+            true
+        } else {
+            pos.is_legal_unmove_against(u, self.kinds)
+        }
+    }
+}
+
 #[inline(always)]
 fn sq(i: u8) -> Square {
     Square::new_unchecked(i)
@@ -147,9 +236,57 @@ impl Position {
     /// Whether `color`'s general is attacked or faces the other general on an open file.
     #[inline]
     pub fn in_check(&self, color: Color) -> bool {
-        general_attacked(self.generals[color.index()].index(), !color, |i| {
-            self.board[i]
-        })
+        general_attacked(
+            self.generals[color.index()].index(),
+            !color,
+            Attackers::ALL,
+            |i| self.board[i],
+        )
+    }
+
+    /// Precomputes what [`Legality`] needs to test this position's moves and un-moves.
+    #[inline]
+    pub fn legality(&self) -> Legality {
+        let us = self.turn;
+        let g = self.generals[us.index()].index();
+        let (mut sliders, mut horses, mut soldiers) = (false, false, false);
+        for s in squares_of(self.occupied[(!us).index()]) {
+            match self.board[s.index()].map(|p| p.kind) {
+                Some(Kind::Chariot | Kind::Cannon) => sliders = true,
+                Some(Kind::Horse) => horses = true,
+                Some(Kind::Soldier) => soldiers = true,
+                _ => {}
+            }
+        }
+        // Always: the general itself and the palace points of its file (where a general
+        // may come to face it).
+        let mut sensitive = (1u128 << g) | (MASKS.file[g] & MASKS.palaces);
+        if sliders {
+            sensitive |= MASKS.lines[g];
+        } else {
+            let eg = self.generals[(!us).index()].index();
+            if eg % 9 == g % 9 {
+                let (lo, hi) = (g.min(eg), g.max(eg));
+                let between = ((1u128 << hi) - 1) ^ ((1u128 << (lo + 1)) - 1);
+                sensitive |= between & MASKS.file[g];
+            }
+            if soldiers {
+                sensitive |= MASKS.neighbours[g];
+            }
+        }
+        if horses {
+            sensitive |= MASKS.horse_zone[g];
+        }
+        let kinds = Attackers {
+            sliders,
+            horses,
+            soldiers,
+        };
+        Legality {
+            in_check: general_attacked(g, !us, kinds, |i| self.board[i]),
+            sensitive,
+            kinds,
+        }
     }
 
     /// Whether the side to move is in check.
@@ -267,6 +404,11 @@ impl Position {
     /// Whether a pseudo-legal move of the side to move leaves its general safe.
     #[inline]
     pub fn is_legal_pseudo(&self, m: Move) -> bool {
+        self.is_legal_pseudo_against(m, Attackers::ALL)
+    }
+
+    #[inline(always)]
+    fn is_legal_pseudo_against(&self, m: Move, kinds: Attackers) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
         let moved = self.board[from];
         let us = self.turn;
@@ -276,10 +418,33 @@ impl Position {
             self.generals[us.index()].index()
         };
         // Look at the board as it stands after the move, without changing it.
-        !general_attacked(k, !us, |i| {
+        !general_attacked(k, !us, kinds, |i| {
             if i == to {
                 moved
             } else if i == from {
+                None
+            } else {
+                self.board[i]
+            }
+        })
+    }
+
+    /// Whether the predecessor that an un-move from [`Position::pseudo_unmoves`] leads to
+    /// is legal: the side to move here must not be in check there.
+    #[inline]
+    pub fn is_legal_unmove(&self, u: Move) -> bool {
+        self.is_legal_unmove_against(u, Attackers::ALL)
+    }
+
+    #[inline(always)]
+    fn is_legal_unmove_against(&self, u: Move, kinds: Attackers) -> bool {
+        let (from, to) = (u.from().index(), u.to().index());
+        let moved = self.board[to];
+        let us = self.turn;
+        !general_attacked(self.generals[us.index()].index(), !us, kinds, |i| {
+            if i == from {
+                moved
+            } else if i == to {
                 None
             } else {
                 self.board[i]
@@ -291,7 +456,8 @@ impl Position {
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
         self.pseudo_moves(&mut list);
-        list.retain(|m| self.is_legal_pseudo(m));
+        let legality = self.legality();
+        list.retain(|m| legality.move_is_legal(self, m));
         list
     }
 
@@ -306,14 +472,18 @@ impl Position {
     pub fn count_legal_moves(&self) -> usize {
         let mut list = MoveList::new();
         self.pseudo_moves(&mut list);
-        list.iter().filter(|&&m| self.is_legal_pseudo(m)).count()
+        let legality = self.legality();
+        list.iter()
+            .filter(|&&m| legality.move_is_legal(self, m))
+            .count()
     }
 
     /// Whether the side to move has any legal move.
     pub fn has_legal_move(&self) -> bool {
         let mut list = MoveList::new();
         self.pseudo_moves(&mut list);
-        list.iter().any(|&m| self.is_legal_pseudo(m))
+        let legality = self.legality();
+        list.iter().any(|&m| legality.move_is_legal(self, m))
     }
 
     /// The end of the game, if the side to move has no legal move (it has lost).
@@ -344,11 +514,8 @@ impl Position {
     pub fn unmoves(&self) -> MoveList {
         let mut list = MoveList::new();
         self.pseudo_unmoves(&mut list);
-        list.retain(|m| {
-            let mut prev = self.clone();
-            prev.unplay_unchecked(m);
-            !prev.in_check(self.turn)
-        });
+        let legality = self.legality();
+        list.retain(|m| legality.unmove_is_legal(self, m));
         list
     }
 
@@ -441,11 +608,18 @@ pub struct IllegalMove {
 /// Whether a general on `k` is attacked by side `by` or faces `by`'s general, on the
 /// board that `at` describes.
 #[inline(always)]
-fn general_attacked(k: usize, by: Color, at: impl Fn(usize) -> Option<Piece>) -> bool {
+fn general_attacked(
+    k: usize,
+    by: Color,
+    kinds: Attackers,
+    at: impl Fn(usize) -> Option<Piece>,
+) -> bool {
     let chariot = Some(Piece::new(by, Kind::Chariot));
     let cannon = Some(Piece::new(by, Kind::Cannon));
     let general = Some(Piece::new(by, Kind::General));
-    for (dir, &len) in RAY_LEN[k].iter().enumerate() {
+    // without chariots and cannons only the file towards the other general matters
+    let rays = if kinds.sliders { 4 } else { 2 };
+    for (dir, &len) in RAY_LEN[k].iter().enumerate().take(rays) {
         let mut s = k;
         let mut n = len;
         // first piece on the ray
@@ -475,20 +649,39 @@ fn general_attacked(k: usize, by: Color, at: impl Fn(usize) -> Option<Piece>) ->
             }
         }
     }
-    let horse = Some(Piece::new(by, Kind::Horse));
-    for &(from, leg) in &HORSE_SOURCES[k] {
-        if from == NONE {
-            break;
-        }
-        if at(from as usize) == horse && at(leg as usize).is_none() {
-            return true;
+    if kinds.horses {
+        let horse = Some(Piece::new(by, Kind::Horse));
+        for &(from, leg) in &HORSE_SOURCES[k] {
+            if from == NONE {
+                break;
+            }
+            if at(from as usize) == horse && at(leg as usize).is_none() {
+                return true;
+            }
         }
     }
     // Soldiers: a general is always on the attacker's far side of the river, so a
     // soldier in front of it or beside it attacks it.
     let soldier = Some(Piece::new(by, Kind::Soldier));
     let front = (k as isize - 9 * by.forward() as isize) as usize;
-    (front < 90 && at(front) == soldier)
-        || (!k.is_multiple_of(9) && at(k - 1) == soldier)
-        || (k % 9 < 8 && at(k + 1) == soldier)
+    kinds.soldiers
+        && ((front < 90 && at(front) == soldier)
+            || (!k.is_multiple_of(9) && at(k - 1) == soldier)
+            || (k % 9 < 8 && at(k + 1) == soldier))
+}
+
+/// Which kinds of attacker the other side has (a general is always assumed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Attackers {
+    sliders: bool,
+    horses: bool,
+    soldiers: bool,
+}
+
+impl Attackers {
+    const ALL: Attackers = Attackers {
+        sliders: true,
+        horses: true,
+        soldiers: true,
+    };
 }

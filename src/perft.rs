@@ -10,12 +10,16 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     }
     let mut list = MoveList::new();
     pos.pseudo_moves(&mut list);
+    let legality = pos.legality();
     if depth == 1 {
-        return list.iter().filter(|&&m| pos.is_legal_pseudo(m)).count() as u64;
+        return list
+            .iter()
+            .filter(|&&m| legality.move_is_legal(pos, m))
+            .count() as u64;
     }
     let mut nodes = 0;
     for &m in list.iter() {
-        if pos.is_legal_pseudo(m) {
+        if legality.move_is_legal(pos, m) {
             let undo = pos.play_unchecked(m);
             nodes += perft(pos, depth - 1);
             pos.undo(m, undo);

@@ -203,6 +203,43 @@ impl Position {
         self.halfmoves = self.halfmoves.saturating_sub(1);
     }
 
+    /// Replaces every piece: `pieces[i]` goes on `squares[i]`, `turn` is to move. For
+    /// table work, where one scratch position is reused for millions of placements; the
+    /// placement is not validated.
+    pub fn set_placement(&mut self, pieces: &[Piece], squares: &[Square], turn: Color) {
+        for side in self.occupied {
+            let mut bits = side;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                self.board[i] = None;
+            }
+        }
+        self.occupied = [0, 0];
+        let mut key = if turn == Color::Black {
+            ZOBRIST_BLACK
+        } else {
+            0
+        };
+        for (&p, &s) in pieces.iter().zip(squares) {
+            self.board[s.index()] = Some(p);
+            self.occupied[p.color.index()] |= bit(s);
+            key ^= zobrist(p, s);
+            if p.kind == Kind::General {
+                self.generals[p.color.index()] = s;
+            }
+        }
+        self.key = key;
+        self.turn = turn;
+        self.halfmoves = 0;
+        self.fullmoves = 1;
+    }
+
+    /// A position with no pieces at all, only for [`Position::set_placement`] to fill.
+    pub fn scratch() -> Position {
+        Position::from_parts([None; 90], Color::Red, 0, 1)
+    }
+
     /// The same position seen from the other side: ranks mirrored, colours and the side to
     /// move swapped. Values of a position and its colour flip are the same.
     pub fn color_flipped(&self) -> Position {

@@ -3,7 +3,6 @@
 use std::ffi::OsString;
 use std::io::IsTerminal;
 
-use canju::Position;
 use canju::notation::{self, Notation, Style};
 use canju::render::terminal;
 
@@ -68,19 +67,5 @@ pub fn apply(fen: &Option<OsString>, moves: &[String]) -> CliResult {
         pos.play_unchecked(m);
     }
     println!("{pos}");
-    Ok(())
-}
-
-/// The default job with no arguments: the start position and its legal moves.
-pub fn main_job() -> CliResult {
-    let pos = Position::start();
-    print!("{}", terminal::board(&pos, board_style(false)));
-    let style = Style::default();
-    let texts: Vec<String> = pos
-        .legal_moves()
-        .iter()
-        .map(|&m| notation::format_move(&pos, m, Notation::Chinese, style))
-        .collect();
-    println!("{} legal moves: {}", texts.len(), texts.join(" "));
     Ok(())
 }

@@ -3,9 +3,11 @@
 
 mod board;
 mod perft;
+mod tb;
 
 use std::ffi::OsString;
 use std::fmt;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -56,6 +58,57 @@ enum Command {
         #[arg(required = true)]
         moves: Vec<String>,
     },
+    /// Build the tables of an endgame and of everything it falls into after captures.
+    Gen {
+        /// Material: KNPKAABB, KHPKAAEE or 马卒对士相全.
+        material: String,
+        /// Table directory (default: $CANJU_TB_DIR, else ./tablebases).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// List the endgames a material falls into after captures, in build order.
+    Deps { material: String },
+    /// Index size and number of legal positions of a material.
+    Info {
+        material: String,
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// The perfect-play value of a position and of each of its moves, best first.
+    Probe {
+        #[arg(long, value_parser = clap::value_parser!(OsString))]
+        fen: Option<OsString>,
+        #[arg(long, default_value = "chinese")]
+        notation: Notation,
+        #[arg(long)]
+        json: bool,
+        /// Build the position's tables first if they are missing.
+        #[arg(long)]
+        generate: bool,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Win/draw/loss counts and the longest win of a table.
+    Stats {
+        material: String,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Check every entry of a table against its successors, and its checksum.
+    Verify {
+        material: String,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Draw a position on the terminal.
     Show {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
@@ -98,7 +151,7 @@ pub fn position_arg(fen: &Option<OsString>) -> Result<Position, CliError> {
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => board::main_job(),
+        None => tb::main_job(),
         Some(Command::Perft { fen, depth, divide }) => perft::run(&fen, depth, divide),
         Some(Command::Moves {
             fen,
@@ -108,6 +161,38 @@ pub fn run() -> ExitCode {
         }) => board::moves(&fen, notation, ascii_digits, json),
         Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
         Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
+        Some(Command::Gen {
+            material,
+            dir,
+            threads,
+        }) => tb::gen_cmd(&material, &dir, threads),
+        Some(Command::Deps { material }) => tb::deps_cmd(&material),
+        Some(Command::Info { material, threads }) => tb::info_cmd(&material, threads),
+        Some(Command::Probe {
+            fen,
+            notation,
+            json,
+            generate,
+            dir,
+            threads,
+        }) => tb::probe_cmd(tb::ProbeArgs {
+            fen: &fen,
+            notation,
+            json,
+            generate,
+            dir: &dir,
+            threads,
+        }),
+        Some(Command::Stats {
+            material,
+            json,
+            dir,
+        }) => tb::stats_cmd(&material, &dir, json),
+        Some(Command::Verify {
+            material,
+            dir,
+            threads,
+        }) => tb::verify_cmd(&material, &dir, threads),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

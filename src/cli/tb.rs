@@ -1,0 +1,437 @@
+//! `canju gen`, `deps`, `info`, `probe`, `stats`, `verify`.
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use canju::material::Material;
+use canju::notation::{self, Notation, Style};
+use canju::tablebase::build::{Report, build};
+use canju::tablebase::generate::Progress;
+use canju::tablebase::index::Layout;
+use canju::tablebase::{Tablebase, Value, stats, verify};
+use canju::{Color, Position};
+
+use super::{CliError, CliResult, position_arg};
+
+/// The table directory: `--dir`, else `CANJU_TB_DIR`, else `tablebases`.
+pub fn table_dir(dir: &Option<PathBuf>) -> PathBuf {
+    dir.clone()
+        .or_else(|| std::env::var_os("CANJU_TB_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("tablebases"))
+}
+
+pub fn material_arg(text: &str) -> Result<Material, CliError> {
+    let m: Material = text.parse().map_err(CliError::input)?;
+    if Layout::new(m.canonical()).is_none() {
+        return Err(CliError::input(format!(
+            "'{text}': more pieces than canju's tables hold (10 with both generals)"
+        )));
+    }
+    Ok(m.canonical())
+}
+
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(CliError::input("--threads must be at least 1"));
+        }
+        b = b.num_threads(n);
+    }
+    b.build()
+        .map_err(|e| CliError::input(format!("thread pool: {e}")))
+}
+
+fn table_error(e: impl std::fmt::Display) -> CliError {
+    CliError {
+        code: 1,
+        message: e.to_string(),
+    }
+}
+
+/// Peak resident memory of this process, in bytes (Linux).
+pub fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+struct Bar {
+    bar: ProgressBar,
+    start: Instant,
+}
+
+impl Progress for Bar {
+    fn init(&self, done: u64, total: u64) {
+        self.bar.set_length(total);
+        self.bar.set_position(done);
+    }
+
+    fn layer(&self, plies: u32, decided: u64) {
+        self.bar.set_message(format!(
+            "ply {plies}, {decided} decided, {:.0} s",
+            self.start.elapsed().as_secs_f64()
+        ));
+    }
+}
+
+fn progress_for(material: &Material) -> Box<dyn Progress> {
+    let bar = if std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(1);
+        b.set_style(
+            ProgressStyle::with_template("{prefix:>10} {bar:30} {percent:>3}% {msg}")
+                .expect("template"),
+        );
+        b.enable_steady_tick(Duration::from_millis(200));
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_prefix(material.to_string());
+    Box::new(Bar {
+        bar,
+        start: Instant::now(),
+    })
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn summary(r: &Report) -> String {
+    let h = &r.header;
+    let side = |c: Color| {
+        let s = &h.sides[c.index()];
+        format!(
+            "{}: {} legal, W {} D {} L {}",
+            c,
+            thousands(s.legal),
+            thousands(s.win),
+            thousands(s.draw),
+            thousands(s.loss)
+        )
+    };
+    let longest = h.sides.iter().map(|s| s.longest).max().unwrap_or(0);
+    format!(
+        "{:<10} {} {} entries; {}; {}; longest win {} plies; {:.2} s; peak {} MB",
+        r.material.to_string(),
+        if r.built { "built" } else { "present" },
+        thousands(h.entries * 2),
+        side(Color::Red),
+        side(Color::Black),
+        longest,
+        r.seconds,
+        peak_memory().map_or("?".to_string(), |b| (b / (1 << 20)).to_string())
+    )
+}
+
+/// Builds a material's tables with progress and summaries; returns the reports.
+pub fn generate(
+    material: Material,
+    tb: &Tablebase,
+    threads: Option<usize>,
+) -> Result<Vec<Report>, CliError> {
+    let pool = thread_pool(threads)?;
+    pool.install(|| {
+        build(material, tb, &progress_for, &mut |r| {
+            println!("{}", summary(r))
+        })
+    })
+    .map_err(table_error)
+}
+
+pub fn gen_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
+    let m = material_arg(sig)?;
+    let tb = Tablebase::new(table_dir(dir));
+    let start = Instant::now();
+    let reports = generate(m, &tb, threads)?;
+    let built = reports.iter().filter(|r| r.built).count();
+    println!(
+        "{m} ({}): {} tables, {built} built, {:.2} s in all, peak {} MB",
+        m.chinese(),
+        reports.len(),
+        start.elapsed().as_secs_f64(),
+        peak_memory().map_or("?".to_string(), |b| (b / (1 << 20)).to_string())
+    );
+    Ok(())
+}
+
+pub fn deps_cmd(sig: &str) -> CliResult {
+    let m = material_arg(sig)?;
+    for d in m.build_order() {
+        println!("{d} {}", d.chinese());
+    }
+    Ok(())
+}
+
+pub fn info_cmd(sig: &str, threads: Option<usize>) -> CliResult {
+    let m = material_arg(sig)?;
+    let layout = Layout::new(m).expect("checked");
+    let pool = thread_pool(threads)?;
+    let legal = pool.install(|| stats::count_legal(&layout));
+    println!("material: {m} ({})", m.chinese());
+    println!("index size: {} per side to move", thousands(layout.size()));
+    println!("legal positions, red to move: {}", thousands(legal[0]));
+    println!("legal positions, black to move: {}", thousands(legal[1]));
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct SideJson {
+    legal: u64,
+    win: u64,
+    draw: u64,
+    loss: u64,
+    longest: u32,
+    longest_fen: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct StatsJson {
+    material: String,
+    rules: String,
+    red_to_move: SideJson,
+    black_to_move: SideJson,
+}
+
+/// The FEN of a table entry (generals in canonical orientation).
+fn entry_fen(layout: &Layout, index: u64, turn: Color) -> Option<String> {
+    let mut sq = [canju::Square::new(0)?; canju::tablebase::index::MAX_PIECES];
+    layout.squares(index, &mut sq)?;
+    let mut pos = Position::scratch();
+    let n = layout.pieces().len();
+    pos.set_placement(layout.pieces(), &sq[..n], turn);
+    Some(pos.to_string())
+}
+
+pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
+    let m = material_arg(sig)?;
+    let tb = Tablebase::new(table_dir(dir));
+    let table = tb.table(m).map_err(table_error)?;
+    let h = table.header();
+    let side = |c: Color| {
+        let s = &h.sides[c.index()];
+        SideJson {
+            legal: s.legal,
+            win: s.win,
+            draw: s.draw,
+            loss: s.loss,
+            longest: s.longest,
+            longest_fen: (s.longest > 0)
+                .then(|| entry_fen(table.layout(), s.longest_index, c))
+                .flatten(),
+        }
+    };
+    let out = StatsJson {
+        material: h.material.clone(),
+        rules: h.rules.clone(),
+        red_to_move: side(Color::Red),
+        black_to_move: side(Color::Black),
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(CliError::input)?
+        );
+        return Ok(());
+    }
+    println!("{} ({}), rules: {}", out.material, m.chinese(), out.rules);
+    for (name, s) in [
+        ("red to move", &out.red_to_move),
+        ("black to move", &out.black_to_move),
+    ] {
+        let pct = |x: u64| 100.0 * x as f64 / s.legal.max(1) as f64;
+        println!(
+            "{name}: {} legal; win {} ({:.2}%), draw {} ({:.2}%), loss {} ({:.2}%)",
+            thousands(s.legal),
+            thousands(s.win),
+            pct(s.win),
+            thousands(s.draw),
+            pct(s.draw),
+            thousands(s.loss),
+            pct(s.loss)
+        );
+        if let Some(fen) = &s.longest_fen {
+            println!(
+                "  longest win: {} plies ({} moves): {fen}",
+                s.longest,
+                s.longest.div_ceil(2)
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn verify_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
+    let m = material_arg(sig)?;
+    let tb = Tablebase::new(table_dir(dir));
+    let table = tb.table(m).map_err(table_error)?;
+    let pool = thread_pool(threads)?;
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(1)
+    } else {
+        ProgressBar::hidden()
+    };
+    let start = Instant::now();
+    let result = pool.install(|| {
+        verify::verify(&table, &tb, &|done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        })
+    });
+    bar.finish_and_clear();
+    let checked = result.map_err(table_error)?;
+    println!(
+        "{m}: {} positions checked, all agree; checksum ok; {:.2} s",
+        thousands(checked),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct MoveJson {
+    iccs: String,
+    wxf: String,
+    chinese: String,
+    verdict: &'static str,
+    plies: Option<u32>,
+}
+
+#[derive(serde::Serialize)]
+struct ProbeJson {
+    fen: String,
+    side_to_move: &'static str,
+    verdict: &'static str,
+    plies: Option<u32>,
+    moves: Vec<MoveJson>,
+}
+
+/// Describes a value for people: 红胜 in n moves, etc.
+pub fn verdict_text(v: Value) -> String {
+    match v {
+        Value::Win(n) => format!("win in {n} plies ({} moves)", n.div_ceil(2)),
+        Value::Loss(0) => "loss: no legal move (mated or stalemated)".to_string(),
+        Value::Loss(n) => format!("loss in {n} plies"),
+        Value::Draw => "draw".to_string(),
+    }
+}
+
+pub struct ProbeArgs<'a> {
+    pub fen: &'a Option<OsString>,
+    pub notation: Notation,
+    pub json: bool,
+    pub generate: bool,
+    pub dir: &'a Option<PathBuf>,
+    pub threads: Option<usize>,
+}
+
+pub fn probe_cmd(a: ProbeArgs) -> CliResult {
+    let pos = position_arg(a.fen)?;
+    let tb = Tablebase::new(table_dir(a.dir));
+    if a.generate {
+        let m = Material::of(&pos).canonical();
+        if Layout::new(m).is_none() {
+            return Err(CliError::input(format!("{m}: too many pieces for a table")));
+        }
+        generate(m, &tb, a.threads)?;
+    }
+    let value = tb.probe(&pos).map_err(table_error)?;
+    let moves = tb.rank_moves(&pos).map_err(table_error)?;
+    let style = Style::default();
+    if a.json {
+        let out = ProbeJson {
+            fen: pos.to_string(),
+            side_to_move: pos.turn().name(),
+            verdict: value.verdict(),
+            plies: value.plies(),
+            moves: moves
+                .iter()
+                .map(|r| MoveJson {
+                    iccs: notation::format_move(&pos, r.mv, Notation::Iccs, style),
+                    wxf: notation::format_move(&pos, r.mv, Notation::Wxf, style),
+                    chinese: notation::format_move(&pos, r.mv, Notation::Chinese, style),
+                    verdict: r.value.verdict(),
+                    plies: r.value.plies(),
+                })
+                .collect(),
+        };
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(CliError::input)?
+        );
+        return Ok(());
+    }
+    print_probe(&pos, value, &moves, a.notation);
+    Ok(())
+}
+
+/// Prints a probed position: verdict and ranked moves.
+pub fn print_probe(
+    pos: &Position,
+    value: Value,
+    moves: &[canju::tablebase::RankedMove],
+    notation: Notation,
+) {
+    println!("{pos}");
+    println!("{} to move: {}", pos.turn(), verdict_text(value));
+    for r in moves {
+        println!(
+            "  {:<8} {}",
+            notation::format_move(pos, r.mv, notation, Style::default()),
+            verdict_text(r.value)
+        );
+    }
+}
+
+/// The default job: build 马兵对士象全 (KNPKAABB) if missing, print its statistics and a
+/// probed example position with its best moves in Chinese notation.
+pub fn main_job() -> CliResult {
+    let m = material_arg("KNPKAABB")?;
+    let dir = table_dir(&None);
+    let tb = Tablebase::new(&dir);
+    println!("canju: 马兵对士象全 (KNPKAABB) tables in {}", dir.display());
+    generate(m, &tb, None)?;
+    println!();
+    stats_cmd("KNPKAABB", &Some(dir.clone()), false)?;
+    let table = tb.table(m).map_err(table_error)?;
+    let s = &table.header().sides[Color::Red.index()];
+    if let Some(fen) = entry_fen(table.layout(), s.longest_index, Color::Red) {
+        let pos: Position = fen.parse().map_err(CliError::input)?;
+        println!();
+        println!("The longest win, red to move:");
+        print!(
+            "{}",
+            canju::render::terminal::board(
+                &pos,
+                canju::render::terminal::Style {
+                    chinese: true,
+                    color: std::io::stdout().is_terminal(),
+                }
+            )
+        );
+        let value = tb.probe(&pos).map_err(table_error)?;
+        let moves = tb.rank_moves(&pos).map_err(table_error)?;
+        print_probe(&pos, value, &moves[..moves.len().min(8)], Notation::Chinese);
+    }
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! Building a material's tables and everything it falls into, smallest first, skipping
+//! tables that are already present and sound.
+
+use std::time::Instant;
+
+use super::format::{Header, TableError, write};
+use super::generate::{Progress, solve};
+use super::probe::Tablebase;
+use crate::material::Material;
+
+/// What happened to one table.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub material: Material,
+    /// False when a sound table was already present.
+    pub built: bool,
+    pub header: Header,
+    pub seconds: f64,
+}
+
+/// Builds the tables `material` needs (its captures' tables first) into the tablebase's
+/// directory. Existing tables are checked (header, size, checksum) and kept.
+pub fn build(
+    material: Material,
+    tb: &Tablebase,
+    progress: &dyn Fn(&Material) -> Box<dyn Progress>,
+    report: &mut dyn FnMut(&Report),
+) -> Result<Vec<Report>, TableError> {
+    let mut out = Vec::new();
+    for m in material.build_order() {
+        let path = tb.path_of(&m);
+        let start = Instant::now();
+        if path.exists() {
+            let table = tb.table(m)?;
+            table.verify_checksum()?;
+            let r = Report {
+                material: m,
+                built: false,
+                header: table.header().clone(),
+                seconds: start.elapsed().as_secs_f64(),
+            };
+            report(&r);
+            out.push(r);
+            continue;
+        }
+        let p = progress(&m);
+        let solved = solve(m, tb, p.as_ref())?;
+        drop(p);
+        write(&path, &solved.header, &solved.red, &solved.black)?;
+        tb.forget(&m);
+        let r = Report {
+            material: m,
+            built: true,
+            header: solved.header,
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        report(&r);
+        out.push(r);
+    }
+    Ok(out)
+}

@@ -1,0 +1,624 @@
+//! The retrograde solver.
+//!
+//! One byte per position and side to move. After an initial forward pass (game ends,
+//! captures into the already-built sub-tables, counts of quiet moves), the solver works in
+//! layers of plies: from the positions lost in n−1 it walks un-moves back and marks their
+//! predecessors won in n; from the positions won in n−1 it walks back and counts down the
+//! predecessors' quiet moves not yet known to lose, and a predecessor whose count reaches
+//! zero is lost (in 1 + its longest reply). Positions never decided are draws.
+//!
+//! Each layer is a parallel pass over the index in chunks. Every value written in a layer is
+//! fixed by the previous layers alone, so the result is the same bytes for any number of
+//! threads.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use super::format::{FORMAT_VERSION, Header, RULES, SideStats, TableError, checksum};
+use super::index::{self, INDEX_SCHEME, Layout, MAX_PIECES, Squares};
+use super::probe::{Table, Tablebase};
+use super::value::code;
+use crate::material::Material;
+use crate::moves::MoveList;
+use crate::piece::{Color, Piece};
+use crate::position::Position;
+use crate::square::Square;
+
+/// Generation-only codes above the stored range: `COUNT + c` = undecided, c quiet moves not
+/// yet known to lose for the mover.
+const COUNT: u8 = code::MAX_STORED + 1;
+const MAX_COUNT: u32 = (u8::MAX - COUNT) as u32;
+
+const CHUNK: u64 = 1 << 14;
+
+/// A capture leads into another table: which one, whether colours flip, and where each of
+/// its slots comes from in this table's slot order.
+struct CaptureTarget {
+    table: Arc<Table>,
+    flipped: bool,
+    from_slot: Vec<usize>,
+}
+
+/// Progress reports from the solver.
+pub trait Progress: Sync {
+    /// `done` of `total` work units of the initial pass.
+    fn init(&self, done: u64, total: u64);
+    /// A layer finished: plies, positions decided so far.
+    fn layer(&self, plies: u32, decided: u64);
+}
+
+/// No progress output.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn init(&self, _: u64, _: u64) {}
+    fn layer(&self, _: u32, _: u64) {}
+}
+
+/// A finished table in memory.
+pub struct Solved {
+    pub header: Header,
+    pub red: Vec<u8>,
+    pub black: Vec<u8>,
+}
+
+struct Solver<'a> {
+    layout: Layout,
+    pieces: Vec<Piece>,
+    black_general: usize,
+    /// Per captured slot (None for the generals).
+    captures: Vec<Option<CaptureTarget>>,
+    values: [&'a [AtomicU8]; 2],
+    /// Positions found by the current layer's scan, one bit each, per side to move.
+    found: [&'a [AtomicU64]; 2],
+    failure: Mutex<Option<TableError>>,
+    failed: AtomicBool,
+    max_plies: AtomicU32,
+}
+
+struct Scratch {
+    pos: Position,
+    squares: Squares,
+    moves: MoveList,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            pos: Position::scratch(),
+            squares: [Square::new(0).expect("a0"); MAX_PIECES],
+            moves: MoveList::new(),
+        }
+    }
+}
+
+/// Views a byte vector as atomics for shared writing.
+fn atomic_view(bytes: &mut [u8]) -> &[AtomicU8] {
+    // SAFETY: AtomicU8 has the same size, alignment and bit validity as u8, and the
+    // exclusive borrow guarantees no other access for the lifetime of the view.
+    unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
+}
+
+/// Builds the table of a canonical material; its capture sub-tables must be in `tb`.
+pub fn solve(
+    material: Material,
+    tb: &Tablebase,
+    progress: &dyn Progress,
+) -> Result<Solved, TableError> {
+    let layout = Layout::new(material).ok_or_else(|| {
+        TableError::Unsupported(format!("{material}: more than {MAX_PIECES} pieces"))
+    })?;
+    let pieces = layout.pieces().to_vec();
+    let black_general = layout.black_general_slot();
+    let mut captures = Vec::new();
+    for (j, p) in pieces.iter().enumerate() {
+        if p.kind == crate::piece::Kind::General {
+            captures.push(None);
+            continue;
+        }
+        let rest: Vec<usize> = (0..pieces.len()).filter(|&i| i != j).collect();
+        let mut child = Material::new(Default::default(), Default::default());
+        for &i in &rest {
+            let q = pieces[i];
+            if q.kind != crate::piece::Kind::General {
+                child = add_piece(child, q);
+            }
+        }
+        let flipped = !child.is_canonical();
+        let table = tb.table(child.canonical())?;
+        // slot order of the sub-table: its red side first
+        let first = if flipped { Color::Black } else { Color::Red };
+        let from_slot: Vec<usize> = [first, !first]
+            .iter()
+            .flat_map(|&c| {
+                rest.iter()
+                    .copied()
+                    .filter(|&i| pieces[i].color == c)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        captures.push(Some(CaptureTarget {
+            table,
+            flipped,
+            from_slot,
+        }));
+    }
+    let size = layout.size() as usize;
+    let mut red = vec![0u8; size];
+    let mut black = vec![0u8; size];
+    let words = size.div_ceil(64);
+    let found_red: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    let found_black: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    {
+        let solver = Solver {
+            layout,
+            pieces,
+            black_general,
+            captures,
+            values: [atomic_view(&mut red), atomic_view(&mut black)],
+            found: [&found_red, &found_black],
+            failure: Mutex::new(None),
+            failed: AtomicBool::new(false),
+            max_plies: AtomicU32::new(0),
+        };
+        solver.run(progress)?;
+    }
+    finish(material, red, black)
+}
+
+fn add_piece(mut m: Material, p: Piece) -> Material {
+    let mut red = m.red;
+    let mut black = m.black;
+    match p.color {
+        Color::Red => red.add(p.kind),
+        Color::Black => black.add(p.kind),
+    }
+    m = Material::new(red, black);
+    m
+}
+
+impl Solver<'_> {
+    fn fail(&self, e: TableError) {
+        self.failed.store(true, Relaxed);
+        let mut f = self.failure.lock().expect("lock");
+        if f.is_none() {
+            *f = Some(e);
+        }
+    }
+
+    fn chunks(&self) -> u64 {
+        self.layout.size().div_ceil(CHUNK)
+    }
+
+    fn run(&self, progress: &dyn Progress) -> Result<(), TableError> {
+        let total = self.chunks();
+        let done = AtomicU64::new(0);
+        (0..total)
+            .into_par_iter()
+            .for_each_init(Scratch::new, |s, chunk| {
+                if self.failed.load(Relaxed) {
+                    return;
+                }
+                self.init_chunk(s, chunk);
+                let d = done.fetch_add(1, Relaxed) + 1;
+                if d.is_multiple_of(64) || d == total {
+                    progress.init(d, total);
+                }
+            });
+        self.check_failed()?;
+        let mut plies = 1u32;
+        let decided = AtomicU64::new(0);
+        while plies <= self.max_plies.load(Relaxed) + 1 {
+            if plies > code::MAX_PLIES {
+                return Err(TableError::Unsupported(format!(
+                    "{}: a distance to mate beyond {} plies does not fit one-byte entries",
+                    self.layout.material(),
+                    code::MAX_PLIES
+                )));
+            }
+            let want = code::decided(plies - 1);
+            (0..total).into_par_iter().for_each(|chunk| {
+                let n = self.scan_chunk(chunk, want);
+                decided.fetch_add(n, Relaxed);
+            });
+            (0..total)
+                .into_par_iter()
+                .for_each_init(Scratch::new, |s, chunk| {
+                    self.layer_chunk(s, chunk, plies);
+                });
+            self.check_failed()?;
+            progress.layer(plies, decided.load(Relaxed));
+            plies += 1;
+        }
+        Ok(())
+    }
+
+    fn check_failed(&self) -> Result<(), TableError> {
+        match self.failure.lock().expect("lock").take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn note_plies(&self, n: u32) {
+        self.max_plies.fetch_max(n, Relaxed);
+    }
+
+    #[inline(never)]
+    fn init_chunk(&self, s: &mut Scratch, chunk: u64) {
+        let start = chunk * CHUNK;
+        let end = (start + CHUNK).min(self.layout.size());
+        let n = self.pieces.len();
+        for i in start..end {
+            if self.layout.squares(i, &mut s.squares).is_none() {
+                for side in &self.values {
+                    side[i as usize].store(code::ILLEGAL, Relaxed);
+                }
+                continue;
+            }
+            for turn in Color::ALL {
+                s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
+                let c = if s.pos.in_check(!turn) {
+                    code::ILLEGAL
+                } else {
+                    self.initial_code(s)
+                };
+                self.values[turn.index()][i as usize].store(c, Relaxed);
+            }
+        }
+    }
+
+    /// The code of a legal position before any layer: a game end, a capture that wins,
+    /// a capture that holds the draw, or the count of quiet moves.
+    #[inline(never)]
+    fn initial_code(&self, s: &mut Scratch) -> u8 {
+        s.moves.clear();
+        s.pos.pseudo_moves(&mut s.moves);
+        let legality = s.pos.legality();
+        let mut legal = false;
+        let mut quiet = 0u32;
+        let mut best_loss: Option<u32> = None;
+        let mut holds = false;
+        let mut longest_win = 0u32;
+        for k in 0..s.moves.len() {
+            let m = s.moves[k];
+            if !legality.move_is_legal(&s.pos, m) {
+                continue;
+            }
+            legal = true;
+            if s.pos.piece_at(m.to()).is_none() {
+                quiet += 1;
+                continue;
+            }
+            let c = self.capture_code(s, m);
+            if code::is_loss(c) {
+                let p = code::plies(c);
+                best_loss = Some(best_loss.map_or(p, |b| b.min(p)));
+            } else if code::is_win(c) {
+                longest_win = longest_win.max(code::plies(c));
+            } else {
+                holds = true;
+            }
+        }
+        if !legal {
+            code::decided(0)
+        } else if let Some(l) = best_loss {
+            self.note_plies(l + 1);
+            code::decided(l + 1)
+        } else if holds {
+            code::DRAW
+        } else if quiet == 0 {
+            self.note_plies(longest_win + 1);
+            code::decided(longest_win + 1)
+        } else if quiet > MAX_COUNT {
+            self.fail(TableError::Unsupported(format!(
+                "{}: a position with {quiet} quiet moves exceeds the generator's counters",
+                self.layout.material()
+            )));
+            code::DRAW
+        } else {
+            COUNT + quiet as u8
+        }
+    }
+
+    /// The code, for the side to move after it, of the position a capture leads to.
+    #[inline(never)]
+    fn capture_code(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
+        let n = self.pieces.len();
+        let squares = &s.squares[..n];
+        let captured = squares
+            .iter()
+            .position(|&q| q == m.to())
+            .expect("a captured piece");
+        let mover = squares
+            .iter()
+            .position(|&q| q == m.from())
+            .expect("a moving piece");
+        let target = self.captures[captured]
+            .as_ref()
+            .expect("generals are never captured");
+        let mut child = [Square::new(0).expect("a0"); MAX_PIECES];
+        for (k, &from) in target.from_slot.iter().enumerate() {
+            let sq = if from == mover { m.to() } else { squares[from] };
+            child[k] = if target.flipped { sq.flip() } else { sq };
+        }
+        let turn = s.pos.turn();
+        let child_turn = if target.flipped { turn } else { !turn };
+        let layout = target.table.layout();
+        let index = layout.index(&child[..target.from_slot.len()]);
+        let c = target.table.code(child_turn, index);
+        if !code::is_decided(c) && c != code::DRAW {
+            self.fail(TableError::Entry {
+                path: target.table.path().to_path_buf(),
+                index,
+                code: c,
+            });
+        }
+        c
+    }
+
+    /// Marks the positions of one chunk that hold `want` (both sides); returns how many.
+    /// Runs while nothing writes values, as its own pass.
+    #[inline(never)]
+    fn scan_chunk(&self, chunk: u64, want: u8) -> u64 {
+        let start = (chunk * CHUNK) as usize;
+        let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
+        let mut count = 0;
+        for turn in Color::ALL {
+            let cells = &self.values[turn.index()][start..end];
+            // SAFETY: the scan is a pass of its own, between rayon barriers, during which
+            // nothing writes the values; reading the bytes plainly lets the compare vectorise.
+            let side: &[u8] =
+                unsafe { std::slice::from_raw_parts(cells.as_ptr() as *const u8, cells.len()) };
+            let found = self.found[turn.index()];
+            let pattern = u64::from_ne_bytes([want; 8]);
+            for (w, block) in (start / 64..).zip(side.chunks(64)) {
+                let mut bits = 0u64;
+                for (g, group) in block.chunks(8).enumerate() {
+                    if group.len() == 8 {
+                        // skip eight bytes at once unless one of them equals `want`
+                        let x = u64::from_ne_bytes(group.try_into().expect("8 bytes")) ^ pattern;
+                        if (x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080) == 0
+                        {
+                            continue;
+                        }
+                    }
+                    for (k, &b) in group.iter().enumerate() {
+                        bits |= ((b == want) as u64) << (g * 8 + k);
+                    }
+                }
+                count += bits.count_ones() as u64;
+                found[w].store(bits, Relaxed);
+            }
+        }
+        count
+    }
+
+    /// Walks back from the positions the scan found in one chunk.
+    #[inline(never)]
+    fn layer_chunk(&self, s: &mut Scratch, chunk: u64, plies: u32) {
+        let start = (chunk * CHUNK) as usize;
+        let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
+        for turn in Color::ALL {
+            let found = self.found[turn.index()];
+            let parents = &self.values[(!turn).index()];
+            for (w, word) in found
+                .iter()
+                .enumerate()
+                .take(end.div_ceil(64))
+                .skip(start / 64)
+            {
+                let mut bits = word.load(Relaxed);
+                while bits != 0 {
+                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if plies % 2 == 1 {
+                        self.mark_wins(s, i as u64, turn, parents, plies);
+                    } else {
+                        self.count_down(s, i as u64, turn, parents, plies);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A loss in plies-1 at `child`: every predecessor wins in `plies` unless it already
+    /// wins sooner.
+    #[inline(never)]
+    fn mark_wins(
+        &self,
+        s: &mut Scratch,
+        child: u64,
+        turn: Color,
+        parents: &[AtomicU8],
+        plies: u32,
+    ) {
+        let win = code::decided(plies);
+        self.note_plies(plies);
+        self.for_each_parent(s, child, turn, |p| {
+            let cell = &parents[p as usize];
+            let c = cell.load(Relaxed);
+            if c == code::DRAW || c >= COUNT || (code::is_win(c) && c > win) {
+                cell.store(win, Relaxed);
+            }
+        });
+    }
+
+    /// A win in plies-1 at `child`: one more quiet move of each predecessor is known to
+    /// lose; a predecessor with none left is lost.
+    #[inline(never)]
+    fn count_down(
+        &self,
+        s: &mut Scratch,
+        child: u64,
+        turn: Color,
+        parents: &[AtomicU8],
+        plies: u32,
+    ) {
+        let mut zeroed = [0u64; 16];
+        let mut nz = 0;
+        let mut extra: Vec<u64> = Vec::new();
+        self.for_each_parent(s, child, turn, |p| {
+            let cell = &parents[p as usize];
+            let mut c = cell.load(Relaxed);
+            while c > COUNT {
+                match cell.compare_exchange_weak(c, c - 1, Relaxed, Relaxed) {
+                    Ok(_) => {
+                        if c == COUNT + 1 {
+                            if nz < zeroed.len() {
+                                zeroed[nz] = p;
+                                nz += 1;
+                            } else {
+                                extra.push(p);
+                            }
+                        }
+                        break;
+                    }
+                    Err(now) => c = now,
+                }
+            }
+        });
+        for &p in zeroed[..nz].iter().chain(extra.iter()) {
+            let loss = self.loss_plies(s, p, !turn, plies);
+            self.note_plies(loss);
+            parents[p as usize].store(code::decided(loss), Relaxed);
+        }
+    }
+
+    /// The loss distance of a position whose quiet moves all lose, the last of them found
+    /// at this layer: the longest of that and its captures' replies.
+    #[inline(never)]
+    fn loss_plies(&self, s: &mut Scratch, index: u64, turn: Color, plies: u32) -> u32 {
+        let n = self.pieces.len();
+        if self.layout.squares(index, &mut s.squares).is_none() {
+            return plies;
+        }
+        s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
+        s.moves.clear();
+        s.pos.pseudo_moves(&mut s.moves);
+        let legality = s.pos.legality();
+        let mut longest = plies;
+        for k in 0..s.moves.len() {
+            let m = s.moves[k];
+            if s.pos.piece_at(m.to()).is_some() && legality.move_is_legal(&s.pos, m) {
+                let c = self.capture_code(s, m);
+                longest = longest.max(code::plies(c) + 1);
+            }
+        }
+        longest
+    }
+
+    /// Calls `f` once for every (predecessor, move) pair that leads into the position
+    /// class of `index` (its board and, when stored for both, the mirror image), with the
+    /// predecessor's index: the same count as the predecessor's quiet moves into it.
+    #[inline(never)]
+    fn for_each_parent(&self, s: &mut Scratch, idx: u64, turn: Color, mut f: impl FnMut(u64)) {
+        let n = self.pieces.len();
+        if self.layout.squares(idx, &mut s.squares).is_none() {
+            return;
+        }
+        s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
+        s.moves.clear();
+        s.pos.pseudo_unmoves(&mut s.moves);
+        let legality = s.pos.legality();
+        let bk = self.black_general;
+        let child_symmetric = index::pair_is_symmetric(s.squares[0], s.squares[bk]);
+        for k in 0..s.moves.len() {
+            let u = s.moves[k];
+            if !legality.unmove_is_legal(&s.pos, u) {
+                continue;
+            }
+            let mut pred = s.squares;
+            let slot = pred[..n]
+                .iter()
+                .position(|&q| q == u.to())
+                .expect("the un-moved piece");
+            pred[slot] = u.from();
+            let pred_symmetric = index::pair_is_symmetric(pred[0], pred[bk]);
+            match (child_symmetric, pred_symmetric) {
+                (false, false) => f(self.layout.index(&pred[..n])),
+                (false, true) => {
+                    f(self.layout.index(&pred[..n]));
+                    let mut mirrored = pred;
+                    for q in mirrored[..n].iter_mut() {
+                        *q = q.mirror();
+                    }
+                    f(self.layout.index(&mirrored[..n]));
+                }
+                (true, false) => {
+                    if !index::needs_mirror(pred[0], pred[bk]) {
+                        f(self.layout.index(&pred[..n]));
+                    }
+                }
+                (true, true) => f(self.layout.index(&pred[..n])),
+            }
+        }
+    }
+}
+
+/// Turns generation codes into stored codes and fills in the header's statistics.
+fn finish(material: Material, mut red: Vec<u8>, mut black: Vec<u8>) -> Result<Solved, TableError> {
+    let layout = Layout::new(material).expect("checked before");
+    let per_pair = layout.size() / index::GENERAL_PAIR_COUNT;
+    let mut sides = [SideStats::default(); 2];
+    for (k, values) in [&mut red, &mut black].into_iter().enumerate() {
+        let stats: SideStats = values
+            .par_chunks_mut(per_pair as usize)
+            .enumerate()
+            .map(|(pair, chunk)| {
+                let weight = if index::pair_index_is_symmetric(pair as u64) {
+                    1
+                } else {
+                    2
+                };
+                let mut st = SideStats::default();
+                for (j, c) in chunk.iter_mut().enumerate() {
+                    if *c >= COUNT {
+                        *c = code::DRAW;
+                    }
+                    match *c {
+                        code::ILLEGAL => continue,
+                        code::DRAW => st.draw += weight,
+                        x if code::is_win(x) => {
+                            st.win += weight;
+                            let p = code::plies(x);
+                            if p > st.longest {
+                                st.longest = p;
+                                st.longest_index = pair as u64 * per_pair + j as u64;
+                            }
+                        }
+                        _ => st.loss += weight,
+                    }
+                    st.legal += weight;
+                }
+                st
+            })
+            .reduce(SideStats::default, |a, b| SideStats {
+                legal: a.legal + b.legal,
+                win: a.win + b.win,
+                draw: a.draw + b.draw,
+                loss: a.loss + b.loss,
+                // the first index among the longest, for determinism
+                longest: a.longest.max(b.longest),
+                longest_index: if b.longest > a.longest {
+                    b.longest_index
+                } else {
+                    a.longest_index
+                },
+            });
+        sides[k] = stats;
+    }
+    let header = Header {
+        format_version: FORMAT_VERSION,
+        rules: RULES.to_string(),
+        material: material.to_string(),
+        index_scheme: INDEX_SCHEME,
+        entry_width: 1,
+        entries: layout.size(),
+        sides,
+        body_checksum: checksum(&red, &black),
+    };
+    Ok(Solved { header, red, black })
+}

@@ -1,0 +1,378 @@
+//! Position ↔ index for one material signature.
+//!
+//! Every piece stands only on the points it can ever reach (general 9, advisor 5,
+//! elephant 7, soldier 55, others 90); like pieces form one group indexed as a combination.
+//! The two generals together take one of 45 placements that are canonical under the
+//! left-right mirror: a position whose generals are not canonical is mirrored first. When
+//! both generals stand on the centre file both mirror images are stored.
+//!
+//! index = general pair × group₁ × group₂ × …, mixed radix, the same for both sides to move.
+
+use crate::material::Material;
+use crate::piece::{Color, Kind, Piece};
+use crate::square::Square;
+
+/// Version of this index scheme, recorded in every table header.
+pub const INDEX_SCHEME: u32 = 1;
+
+const NO: u8 = u8::MAX;
+
+/// Binomial coefficients C(n, k) for n < 91, k ≤ 5.
+static BINOMIAL: [[u64; 6]; 91] = {
+    let mut t = [[0u64; 6]; 91];
+    let mut n = 0;
+    while n < 91 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k < 6 {
+            t[n][k] = if n == 0 {
+                0
+            } else {
+                t[n - 1][k - 1] + t[n - 1][k]
+            };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// General pairs: for red general square × black general square, the pair index (0..45)
+/// and whether the position must be mirrored first; `NO` for impossible pairs.
+static GENERAL_PAIRS: [[(u8, bool); 90]; 90] = {
+    let mut t = [[(NO, false); 90]; 90];
+    let mut next = 0u8;
+    // canonical pairs first, in square order
+    let mut r = 0;
+    while r < 90 {
+        let mut b = 0;
+        while b < 90 {
+            let (rf, rr) = (r % 9, r / 9);
+            let (bf, br) = (b % 9, b / 9);
+            let red_ok = rf >= 3 && rf <= 5 && rr <= 2;
+            let black_ok = bf >= 3 && bf <= 5 && br >= 7;
+            if red_ok && black_ok && (rf < 4 || (rf == 4 && bf <= 4)) {
+                t[r][b] = (next, false);
+                next += 1;
+            }
+            b += 1;
+        }
+        r += 1;
+    }
+    // the mirrored pairs point at their canonical twin
+    let mut r = 0;
+    while r < 90 {
+        let mut b = 0;
+        while b < 90 {
+            let (rf, rr) = (r % 9, r / 9);
+            let (bf, br) = (b % 9, b / 9);
+            let red_ok = rf >= 3 && rf <= 5 && rr <= 2;
+            let black_ok = bf >= 3 && bf <= 5 && br >= 7;
+            if red_ok && black_ok && t[r][b].0 == NO {
+                let mr = rr * 9 + (8 - rf);
+                let mb = br * 9 + (8 - bf);
+                t[r][b] = (t[mr][mb].0, true);
+            }
+            b += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Number of canonical general pairs.
+pub const GENERAL_PAIR_COUNT: u64 = 45;
+
+/// Whether both generals stand on the centre file (the pair is its own mirror image).
+#[inline]
+pub fn pair_is_symmetric(red_general: Square, black_general: Square) -> bool {
+    red_general.file().index() == 4 && black_general.file().index() == 4
+}
+
+/// Whether a position with these generals is stored mirrored.
+#[inline]
+pub fn needs_mirror(red_general: Square, black_general: Square) -> bool {
+    GENERAL_PAIRS[red_general.index()][black_general.index()].1
+}
+
+/// Where one kind of piece of one side may stand, both ways.
+#[derive(Clone, Debug)]
+struct Placement {
+    squares: Vec<Square>,
+    place_of: [u8; 90],
+}
+
+impl Placement {
+    fn new(piece: Piece) -> Placement {
+        let squares: Vec<Square> = Square::all().filter(|&s| piece.can_stand_on(s)).collect();
+        let mut place_of = [NO; 90];
+        for (i, s) in squares.iter().enumerate() {
+            place_of[s.index()] = i as u8;
+        }
+        Placement { squares, place_of }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Group {
+    /// First slot of the group in the piece list.
+    first: usize,
+    count: usize,
+    placement: Placement,
+    size: u64,
+    /// For groups of up to three pieces: the places of each combination index.
+    decode: Vec<[u8; 3]>,
+}
+
+/// The places (ascending) of combination `comb` of `count` items, by search.
+fn unrank(mut comb: u64, count: usize, n: usize, out: &mut [u8]) {
+    let mut top = n;
+    for j in (0..count).rev() {
+        // the largest p < top with C(p, j+1) <= comb, by binary search
+        let (mut lo, mut hi) = (j, top - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if BINOMIAL[mid][j + 1] <= comb {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        comb -= BINOMIAL[lo][j + 1];
+        out[j] = lo as u8;
+        top = lo;
+    }
+}
+
+/// The index layout of one material signature.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    material: Material,
+    pieces: Vec<Piece>,
+    black_general: usize,
+    groups: Vec<Group>,
+    size: u64,
+}
+
+/// The squares of a position's pieces in the layout's slot order.
+pub type Squares = [Square; MAX_PIECES];
+
+/// Most pieces a table may have (both generals included).
+pub const MAX_PIECES: usize = 10;
+
+impl Layout {
+    /// The layout for a material, taken as given (callers pass canonical material for
+    /// stored tables). Returns `None` for more than [`MAX_PIECES`] pieces.
+    pub fn new(material: Material) -> Option<Layout> {
+        let pieces = material.pieces();
+        if pieces.len() > MAX_PIECES {
+            return None;
+        }
+        let black_general = pieces
+            .iter()
+            .position(|p| p.color == Color::Black)
+            .expect("black general");
+        let mut groups = Vec::new();
+        let mut i = 0;
+        while i < pieces.len() {
+            let p = pieces[i];
+            let count = pieces[i..].iter().take_while(|&&q| q == p).count();
+            if p.kind != Kind::General {
+                let placement = Placement::new(p);
+                let n = placement.squares.len();
+                let size = BINOMIAL[n][count];
+                let decode = if (2..=3).contains(&count) {
+                    (0..size)
+                        .map(|c| {
+                            let mut out = [0u8; 3];
+                            unrank(c, count, n, &mut out);
+                            out
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                groups.push(Group {
+                    first: i,
+                    count,
+                    placement,
+                    size,
+                    decode,
+                });
+            }
+            i += count;
+        }
+        let size = groups.iter().map(|g| g.size).product::<u64>() * GENERAL_PAIR_COUNT;
+        Some(Layout {
+            material,
+            pieces,
+            black_general,
+            groups,
+            size,
+        })
+    }
+
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// Entries per side to move.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The pieces in slot order.
+    pub fn pieces(&self) -> &[Piece] {
+        &self.pieces
+    }
+
+    pub fn black_general_slot(&self) -> usize {
+        self.black_general
+    }
+
+    /// The index of a placement given in slot order. Squares must be on points their
+    /// pieces can stand on (true of any legal position with this material).
+    #[inline]
+    pub fn index(&self, squares: &[Square]) -> u64 {
+        let (rk, bk) = (squares[0], squares[self.black_general]);
+        let (pair, mirror) = GENERAL_PAIRS[rk.index()][bk.index()];
+        debug_assert!(pair != NO);
+        let mut idx = pair as u64;
+        for g in &self.groups {
+            let mut places = [0u8; 5];
+            for (j, s) in squares[g.first..g.first + g.count].iter().enumerate() {
+                let s = if mirror { s.mirror() } else { *s };
+                places[j] = g.placement.place_of[s.index()];
+                debug_assert!(places[j] != NO);
+            }
+            let places = &mut places[..g.count];
+            places.sort_unstable();
+            let comb: u64 = places
+                .iter()
+                .enumerate()
+                .map(|(j, &p)| BINOMIAL[p as usize][j + 1])
+                .sum();
+            idx = idx * g.size + comb;
+        }
+        idx
+    }
+
+    /// The placement of an index in slot order, or `None` when two pieces would share a
+    /// point. The generals are in canonical orientation.
+    #[inline]
+    pub fn squares(&self, mut index: u64, out: &mut Squares) -> Option<()> {
+        if index >= self.size {
+            return None;
+        }
+        let mut used: u128 = 0;
+        for g in self.groups.iter().rev() {
+            let comb = index % g.size;
+            index /= g.size;
+            let mut places = [0u8; 5];
+            match g.count {
+                1 => places[0] = comb as u8,
+                2 | 3 => places[..3].copy_from_slice(&g.decode[comb as usize]),
+                _ => unrank(comb, g.count, g.placement.squares.len(), &mut places),
+            }
+            for j in 0..g.count {
+                let s = g.placement.squares[places[j] as usize];
+                let bit = 1u128 << s.index();
+                if used & bit != 0 {
+                    return None;
+                }
+                used |= bit;
+                out[g.first + j] = s;
+            }
+        }
+        let pair = index as u8;
+        let (rk, bk) = general_pair(pair);
+        for (slot, s) in [(0, rk), (self.black_general, bk)] {
+            let bit = 1u128 << s.index();
+            if used & bit != 0 {
+                return None;
+            }
+            used |= bit;
+            out[slot] = s;
+        }
+        Some(())
+    }
+
+    /// The general pair index of an index (0..45).
+    #[inline]
+    pub fn pair_of(&self, index: u64) -> u64 {
+        index / (self.size / GENERAL_PAIR_COUNT)
+    }
+}
+
+/// The squares of canonical general pair `pair`.
+pub fn general_pair(pair: u8) -> (Square, Square) {
+    static PAIRS: std::sync::OnceLock<Vec<(Square, Square)>> = std::sync::OnceLock::new();
+    let pairs = PAIRS.get_or_init(|| {
+        let mut v = vec![(Square::new(0).unwrap(), Square::new(0).unwrap()); 45];
+        for r in Square::all() {
+            for b in Square::all() {
+                let (i, m) = GENERAL_PAIRS[r.index()][b.index()];
+                if i != NO && !m {
+                    v[i as usize] = (r, b);
+                }
+            }
+        }
+        v
+    });
+    pairs[pair as usize]
+}
+
+/// Whether the canonical general pair `pair` is its own mirror image.
+pub fn pair_index_is_symmetric(pair: u64) -> bool {
+    let (r, b) = general_pair(pair as u8);
+    pair_is_symmetric(r, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forty_five_general_pairs() {
+        let mut seen = std::collections::HashSet::new();
+        let mut symmetric = 0;
+        for r in Square::all() {
+            for b in Square::all() {
+                let (i, m) = GENERAL_PAIRS[r.index()][b.index()];
+                if i != NO {
+                    seen.insert(i);
+                    if !m && pair_is_symmetric(r, b) {
+                        symmetric += 1;
+                    }
+                    assert_eq!(GENERAL_PAIRS[r.mirror().index()][b.mirror().index()].0, i);
+                }
+            }
+        }
+        assert_eq!(seen.len(), 45);
+        assert_eq!(symmetric, 9);
+    }
+
+    #[test]
+    fn sizes() {
+        let l = Layout::new("KNPKAABB".parse().unwrap()).unwrap();
+        assert_eq!(l.size(), 45 * 90 * 55 * 10 * 21);
+        let l = Layout::new("KK".parse().unwrap()).unwrap();
+        assert_eq!(l.size(), 45);
+    }
+
+    #[test]
+    fn index_round_trips_on_every_entry_of_small_tables() {
+        for name in ["KRK", "KAAK", "KPPKB", "KNKAA"] {
+            let l = Layout::new(name.parse().unwrap()).unwrap();
+            let mut sq = [Square::new(0).unwrap(); MAX_PIECES];
+            let mut valid = 0;
+            for i in 0..l.size() {
+                if l.squares(i, &mut sq).is_some() {
+                    assert_eq!(l.index(&sq[..l.pieces().len()]), i, "{name} {i}");
+                    valid += 1;
+                }
+            }
+            assert!(valid > 0);
+        }
+    }
+}

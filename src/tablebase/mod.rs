@@ -1,0 +1,15 @@
+//! Endgame tablebases: index layout, the retrograde generator, the file format, probing,
+//! statistics and the independent verifier.
+
+pub mod build;
+pub mod format;
+pub mod generate;
+pub mod index;
+pub mod probe;
+pub mod stats;
+pub mod value;
+pub mod verify;
+
+pub use format::{Header, SideStats, TableError};
+pub use probe::{RankedMove, Table, Tablebase};
+pub use value::Value;

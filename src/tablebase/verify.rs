@@ -1,0 +1,178 @@
+//! The independent checker. It trusts nothing the generator did: for every entry it
+//! rebuilds the position, generates the legal moves with the rules engine, reads every
+//! successor (quiet moves in this table, captures through the full probing path) and checks
+//! that the stored value is the one-ply minimax of its successors' values, that game ends
+//! are losses in 0, and that illegal entries are exactly the illegal placements.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::format::TableError;
+use super::index::{MAX_PIECES, Squares};
+use super::probe::{Table, Tablebase};
+use super::value::{Value, code, value_of_code};
+use crate::piece::Color;
+use crate::position::Position;
+use crate::square::Square;
+
+/// What a verification found wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("{material}: entry {index} ({side} to move) stores {stored} but {reason}: {fen}")]
+    Disagreement {
+        material: String,
+        index: u64,
+        side: Color,
+        stored: String,
+        reason: String,
+        fen: String,
+    },
+}
+
+const CHUNK: u64 = 1 << 14;
+
+/// Checks a table entry by entry and its checksum; returns the number of legal positions
+/// (entries, not counting mirror images) checked.
+pub fn verify(
+    table: &Table,
+    tb: &Tablebase,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<u64, VerifyError> {
+    table.verify_checksum()?;
+    let layout = table.layout();
+    let n = layout.pieces().len();
+    let chunks = layout.size().div_ceil(CHUNK);
+    let checked = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    // the lowest failing index wins, so the report does not depend on thread timing
+    let first: Mutex<Option<(u64, VerifyError)>> = Mutex::new(None);
+    (0..chunks).into_par_iter().for_each(|chunk| {
+        let start = chunk * CHUNK;
+        let end = (start + CHUNK).min(layout.size());
+        let mut squares: Squares = [Square::new(0).expect("a0"); MAX_PIECES];
+        let mut pos = Position::scratch();
+        let mut count = 0;
+        for index in start..end {
+            if let Some((i, _)) = &*first.lock().expect("lock")
+                && *i < index
+            {
+                return;
+            }
+            let placed = layout.squares(index, &mut squares).is_some();
+            for turn in Color::ALL {
+                let stored = table.code(turn, index);
+                let result = if placed {
+                    pos.set_placement(layout.pieces(), &squares[..n], turn);
+                    check(table, tb, &pos, &squares[..n], stored)
+                } else if stored != code::ILLEGAL {
+                    Err((
+                        "an entry with two pieces on one point must be illegal".into(),
+                        None,
+                    ))
+                } else {
+                    Ok(false)
+                };
+                match result {
+                    Ok(legal) => count += legal as u64,
+                    Err((reason, fen)) => {
+                        let e = VerifyError::Disagreement {
+                            material: table.header().material.clone(),
+                            index,
+                            side: turn,
+                            stored: describe(stored),
+                            reason,
+                            fen: fen.unwrap_or_else(|| "(no position: pieces overlap)".into()),
+                        };
+                        let mut f = first.lock().expect("lock");
+                        if f.as_ref().is_none_or(|(i, _)| index < *i) {
+                            *f = Some((index, e));
+                        }
+                        return;
+                    }
+                }
+            }
+        }
+        checked.fetch_add(count, Relaxed);
+        let d = done.fetch_add(1, Relaxed) + 1;
+        progress(d, chunks);
+    });
+    match first.into_inner().expect("lock") {
+        Some((_, e)) => Err(e),
+        None => Ok(checked.load(Relaxed)),
+    }
+}
+
+fn describe(c: u8) -> String {
+    match c {
+        code::ILLEGAL => "illegal".into(),
+        c => match value_of_code(c) {
+            Some(v) => v.to_string(),
+            None => format!("the foreign code {c}"),
+        },
+    }
+}
+
+type Failure = (String, Option<String>);
+
+/// Checks one entry; `Ok(true)` for a legal position that agrees, `Ok(false)` for an
+/// illegal one correctly marked.
+fn check(
+    table: &Table,
+    tb: &Tablebase,
+    pos: &Position,
+    squares: &[Square],
+    stored: u8,
+) -> Result<bool, Failure> {
+    let fen = || Some(pos.to_string());
+    let illegal = pos.in_check(!pos.turn());
+    if illegal {
+        return if stored == code::ILLEGAL {
+            Ok(false)
+        } else {
+            Err(("the side not to move is in check".into(), fen()))
+        };
+    }
+    let Some(stored_value) = value_of_code(stored) else {
+        return Err(("the position is legal".into(), fen()));
+    };
+    let layout = table.layout();
+    let moves = pos.legal_moves();
+    let mut best: Option<Value> = None;
+    for &m in moves.iter() {
+        let child_value = if pos.piece_at(m.to()).is_some() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            tb.probe(&child).map_err(|e| (e.to_string(), fen()))?
+        } else {
+            let mut child_squares = [Square::new(0).expect("a0"); MAX_PIECES];
+            child_squares[..squares.len()].copy_from_slice(squares);
+            let slot = squares
+                .iter()
+                .position(|&s| s == m.from())
+                .expect("the moving piece");
+            child_squares[slot] = m.to();
+            let ci = layout.index(&child_squares[..squares.len()]);
+            let c = table.code(!pos.turn(), ci);
+            value_of_code(c).ok_or_else(|| {
+                (
+                    format!("its move {m} reaches entry {ci}, which is not a legal value"),
+                    fen(),
+                )
+            })?
+        };
+        let v = child_value.for_mover();
+        if best.is_none_or(|b| v.preference() > b.preference()) {
+            best = Some(v);
+        }
+    }
+    let expected = best.unwrap_or(Value::Loss(0));
+    if expected == stored_value {
+        Ok(true)
+    } else {
+        Err((format!("its moves give {expected}"), fen()))
+    }
+}
