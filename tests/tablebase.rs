@@ -1,0 +1,325 @@
+//! The generator against independent means: a plain forward fixpoint on small endgames,
+//! facts from the books, the verifier, thread-count determinism, and index bijections.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use canju::material::Material;
+use canju::tablebase::build::build;
+use canju::tablebase::generate::Silent;
+use canju::tablebase::index::{Layout, MAX_PIECES};
+use canju::tablebase::{Tablebase, Value, verify};
+use canju::{Color, Piece, Position, Setup, Square};
+use proptest::prelude::*;
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("canju-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn build_into(dir: &TempDir, name: &str) -> Tablebase {
+    let tb = Tablebase::new(&dir.0);
+    let m: Material = name.parse().unwrap();
+    build(m.canonical(), &tb, &|_| Box::new(Silent), &mut |_| {}).unwrap();
+    tb
+}
+
+/// Every legal position of a material, by placing the pieces on every allowed point.
+fn all_positions(material: &Material) -> Vec<Position> {
+    let pieces = material.pieces();
+    let mut out = Vec::new();
+    let mut squares: Vec<Square> = Vec::new();
+    fn place(pieces: &[Piece], squares: &mut Vec<Square>, out: &mut Vec<Position>) {
+        let k = squares.len();
+        if k == pieces.len() {
+            for turn in Color::ALL {
+                let mut setup = Setup::empty(turn);
+                for (p, s) in pieces.iter().zip(squares.iter()) {
+                    setup.put(*s, *p);
+                }
+                if let Ok(pos) = setup.into_position() {
+                    out.push(pos);
+                }
+            }
+            return;
+        }
+        let p = pieces[k];
+        for s in Square::all() {
+            if !p.can_stand_on(s) || squares.contains(&s) {
+                continue;
+            }
+            // like pieces in increasing square order: each set once
+            if k > 0 && pieces[k - 1] == p && squares[k - 1] >= s {
+                continue;
+            }
+            squares.push(s);
+            place(pieces, squares, out);
+            squares.pop();
+        }
+    }
+    place(&pieces, &mut squares, &mut out);
+    out
+}
+
+/// Values by repeating one-ply minimax over every position of a material and all it falls
+/// into, until nothing changes. Shares nothing with the generator but the rules.
+fn forward_fixpoint(material: &Material) -> HashMap<u64, (Position, Option<u32>)> {
+    let mut positions = Vec::new();
+    for m in material.build_order() {
+        positions.extend(all_positions(&m));
+        // the colour-flipped material too, since captures may leave black stronger
+        positions.extend(all_positions(&m.flipped()));
+    }
+    let mut index: HashMap<u64, usize> = HashMap::new();
+    for (i, p) in positions.iter().enumerate() {
+        index.entry(p.key()).or_insert(i);
+    }
+    let children: Vec<Vec<usize>> = positions
+        .iter()
+        .map(|p| {
+            p.legal_moves()
+                .iter()
+                .map(|&m| {
+                    let mut c = p.clone();
+                    c.play_unchecked(m);
+                    index[&c.key()]
+                })
+                .collect()
+        })
+        .collect();
+    let mut values: Vec<Option<u32>> = vec![None; positions.len()];
+    loop {
+        let mut changed = false;
+        for i in 0..positions.len() {
+            let kids = &children[i];
+            let new = if kids.is_empty() {
+                Some(0)
+            } else {
+                let best_loss = kids
+                    .iter()
+                    .filter_map(|&c| values[c].filter(|n| n % 2 == 0))
+                    .min();
+                if let Some(l) = best_loss {
+                    Some(l + 1)
+                } else if kids.iter().all(|&c| values[c].is_some_and(|n| n % 2 == 1)) {
+                    kids.iter()
+                        .map(|&c| values[c].unwrap())
+                        .max()
+                        .map(|w| w + 1)
+                } else {
+                    None
+                }
+            };
+            if new != values[i] {
+                values[i] = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    index
+        .into_iter()
+        .map(|(k, i)| (k, (positions[i].clone(), values[i])))
+        .collect()
+}
+
+fn as_value(plies: Option<u32>) -> Value {
+    plies.map_or(Value::Draw, Value::from_plies)
+}
+
+#[test]
+fn solver_matches_a_forward_fixpoint_on_small_endgames() {
+    for name in ["KRK", "KNK", "KPK", "KCAK", "KNKA", "KPKA"] {
+        let dir = TempDir::new(&format!("fixpoint-{name}"));
+        let tb = build_into(&dir, name);
+        let truth = forward_fixpoint(&name.parse().unwrap());
+        let mut compared = 0;
+        for (pos, plies) in truth.values() {
+            let got = tb.probe(pos).unwrap_or_else(|e| panic!("{pos}: {e}"));
+            assert_eq!(got, as_value(*plies), "{name}: {pos}");
+            compared += 1;
+        }
+        assert!(compared > 1000, "{name}: {compared}");
+    }
+}
+
+#[test]
+fn facts_from_the_books() {
+    let dir = TempDir::new("facts");
+    let tb = build_into(&dir, "KCAK");
+    build(
+        "KCK".parse::<Material>().unwrap(),
+        &tb,
+        &|_| Box::new(Silent),
+        &mut |_| {},
+    )
+    .unwrap();
+    // a lone cannon never wins
+    let kck = tb.table("KCK".parse().unwrap()).unwrap();
+    for c in Color::ALL {
+        assert_eq!(kck.header().sides[c.index()].win, 0);
+        assert!(kck.header().sides[c.index()].legal > 0);
+    }
+    // 炮仕 beats the bare general from almost every position
+    let kcak = tb.table("KCAK".parse().unwrap()).unwrap();
+    let red = kcak.header().sides[0];
+    assert!(red.win as f64 > 0.99 * red.legal as f64, "{red:?}");
+    // a soldier on the last rank never wins (KPK)
+    let dir2 = TempDir::new("facts-kpk");
+    let tb2 = build_into(&dir2, "KPK");
+    let kpk: Material = "KPK".parse().unwrap();
+    let mut on_last = 0;
+    for pos in all_positions(&kpk) {
+        let soldier = pos
+            .pieces()
+            .find(|(_, p)| p.kind == canju::Kind::Soldier)
+            .unwrap()
+            .0;
+        if soldier.rank().index() == 9 {
+            on_last += 1;
+            assert!(!matches!(tb2.probe(&pos).unwrap(), Value::Win(_)), "{pos}");
+        }
+    }
+    assert!(on_last > 100);
+}
+
+#[test]
+fn verifier_accepts_built_tables_and_rejects_a_tampered_one() {
+    let dir = TempDir::new("verify");
+    let tb = build_into(&dir, "KNKA");
+    for name in ["KNKA", "KNK", "KAK"] {
+        let t = tb.table(name.parse().unwrap()).unwrap();
+        let n = verify::verify(&t, &tb, &|_, _| {}).unwrap();
+        assert!(n > 0);
+    }
+    // Change one decided entry and fix the checksum: verify must name the position.
+    let path = dir.0.join("KNKA.ctb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let t = tb.table("KNKA".parse().unwrap()).unwrap();
+    let body = bytes.len() - 2 * t.header().entries as usize;
+    let i = (body..bytes.len()).find(|&i| bytes[i] == 5).unwrap(); // a win in 3
+    bytes[i] = 7; // now claims a win in 5
+    let header_bytes = tamper_checksum(&bytes, body);
+    std::fs::write(&path, header_bytes).unwrap();
+    let fresh = Tablebase::new(&dir.0);
+    let t = fresh.table("KNKA".parse().unwrap()).unwrap();
+    let e = verify::verify(&t, &fresh, &|_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("KNKA: entry"), "{e}");
+    assert!(e.contains(" w - - 0 1") || e.contains(" b - - 0 1"), "{e}");
+}
+
+/// Rewrites the header's checksum to match a changed body (the checksum is the last 4
+/// bytes of the bincode header, fixed-width little endian).
+fn tamper_checksum(bytes: &[u8], body: usize) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let crc = {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&bytes[body..]);
+        h.finalize()
+    };
+    out[12 + len - 4..12 + len].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
+#[test]
+fn one_thread_and_two_threads_write_the_same_bytes() {
+    let mut outputs = Vec::new();
+    for threads in [1, 2] {
+        let dir = TempDir::new(&format!("threads{threads}"));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| build_into(&dir, "KNPKA"));
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        outputs.push(files);
+    }
+    // KNPKA and the 7 tables it falls into
+    assert_eq!(outputs[0].len(), 8);
+    assert!(outputs[0] == outputs[1], "1 and 2 threads differ");
+}
+
+#[test]
+fn knpkaabb_is_mostly_a_draw() {
+    // 马卒难破士相全: with red (马兵) to move, most legal positions are draws.
+    let dir = TempDir::new("knpkaabb");
+    let tb = build_into(&dir, "马兵对士象全");
+    let t = tb.table("KNPKAABB".parse().unwrap()).unwrap();
+    let red = t.header().sides[0];
+    assert!(red.draw as f64 > 0.6 * red.legal as f64, "{red:?}");
+    assert!(red.win > 0);
+    // black (士象全) can never win
+    assert_eq!(t.header().sides[1].win, 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// index → placement → index is the identity wherever the placement is possible.
+    #[test]
+    fn index_round_trips(
+        name in prop::sample::select(vec!["KNPKAABB", "KRPKRAABB", "KPPPPKAA", "KPPPPPKB", "KCCKNN", "KRRKRR"]),
+        seed in any::<u64>(),
+    ) {
+        let m: Material = name.parse().unwrap();
+        let layout = Layout::new(m.canonical()).unwrap();
+        let index = seed % layout.size();
+        let mut sq = [Square::new(0).unwrap(); MAX_PIECES];
+        if layout.squares(index, &mut sq).is_some() {
+            prop_assert_eq!(layout.index(&sq[..layout.pieces().len()]), index);
+        }
+    }
+
+    /// A random legal position's placement has an index that decodes to it (or to its
+    /// mirror image when stored mirrored).
+    #[test]
+    fn positions_find_their_entry(seed in any::<u64>()) {
+        let mut rng = common::Rng::new(seed);
+        let pos = common::random_position(&mut rng, 9);
+        let pl = canju::tablebase::probe::placement(&pos);
+        if let Some(layout) = Layout::new(pl.material) {
+            let n = layout.pieces().len();
+            let i = layout.index(&pl.squares[..n]);
+            let mut back = [Square::new(0).unwrap(); MAX_PIECES];
+            prop_assert!(layout.squares(i, &mut back).is_some());
+            let set = |sq: &[Square]| {
+                let mut v: Vec<(Piece, Square)> = layout.pieces().iter().copied().zip(sq.iter().copied()).collect();
+                v.sort();
+                v
+            };
+            let mirrored: Vec<Square> = pl.squares[..n].iter().map(|s| s.mirror()).collect();
+            let decoded = set(&back[..n]);
+            prop_assert!(decoded == set(&pl.squares[..n]) || decoded == set(&mirrored), "{}", pos);
+        }
+    }
+}

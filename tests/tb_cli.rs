@@ -1,0 +1,250 @@
+//! `canju gen`, `deps`, `info`, `probe`, `stats`, `verify` driven as a user would,
+//! including damaged table files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("canju-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        TempDir(p)
+    }
+    fn arg(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn canju(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(args)
+        .env_remove("CANJU_TB_DIR")
+        .output()
+        .unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn one_line_error(o: &Output, code: i32) -> String {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout {} stderr {}",
+        out(o),
+        err(o)
+    );
+    let e = err(o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    e
+}
+
+#[test]
+fn gen_builds_dependencies_first_then_keeps_them() {
+    let d = TempDir::new("gen");
+    let o = canju(&["gen", "车对光将", "--dir", d.arg(), "--threads", "2"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].starts_with("KK ") && lines[0].contains(" built "));
+    assert!(lines[1].starts_with("KRK ") && lines[1].contains("longest win"));
+    assert!(lines[2].starts_with("KRK (车对光将): 2 tables, 2 built"));
+    assert!(
+        err(&o).is_empty(),
+        "no progress bar when piped: {}",
+        err(&o)
+    );
+    let o = canju(&["gen", "KRK", "--dir", d.arg()]);
+    assert!(out(&o).contains("2 tables, 0 built"), "{}", out(&o));
+    assert!(d.0.join("KRK.ctb").exists());
+    assert!(
+        std::fs::read_dir(&d.0)
+            .unwrap()
+            .all(|e| e.unwrap().path().extension().unwrap() == "ctb")
+    );
+}
+
+#[test]
+fn bad_material_names_are_one_line_errors() {
+    for (name, needle) in [
+        ("高兵对单士", "describes where a piece stands"),
+        ("三马对士象全", "3 horses"),
+        ("KXK", "unknown piece 'X'"),
+        ("KRRNNCCPPPPPKRRNNCCPPPPP", "more pieces than"),
+    ] {
+        let o = canju(&["deps", name]);
+        let e = one_line_error(&o, 2);
+        assert!(e.contains(needle), "{name}: {e}");
+    }
+}
+
+#[test]
+fn deps_lists_build_order() {
+    let o = canju(&["deps", "KNPKAABB"]);
+    let text = out(&o);
+    let names: Vec<&str> = text.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(names.len(), 36);
+    assert_eq!(names[0], "KK");
+    assert_eq!(*names.last().unwrap(), "KNPKAABB");
+    assert!(text.contains("KNPKAABB 马兵对士象全"));
+}
+
+#[test]
+fn info_counts_legal_positions() {
+    let o = canju(&["info", "KRK"]);
+    let text = out(&o);
+    assert!(
+        text.contains("index size: 4,050 per side to move"),
+        "{text}"
+    );
+    assert!(
+        text.contains("legal positions, red to move: 3,834"),
+        "{text}"
+    );
+    assert!(
+        text.contains("legal positions, black to move: 4,914"),
+        "{text}"
+    );
+}
+
+#[test]
+fn probe_stats_and_verify() {
+    let d = TempDir::new("probe");
+    // no table yet: the error says what to run
+    let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
+    let o = canju(&["probe", "--fen", fen, "--dir", d.arg()]);
+    let e = one_line_error(&o, 1);
+    assert!(e.contains("run `canju gen KRK`"), "{e}");
+    // --generate builds it
+    let o = canju(&[
+        "probe",
+        "--fen",
+        fen,
+        "--dir",
+        d.arg(),
+        "--generate",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&out(&o)[out(&o).find('{').unwrap()..]).unwrap();
+    assert_eq!(v["side_to_move"], "red");
+    assert_eq!(v["verdict"], "win");
+    assert_eq!(v["plies"], 3);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves[0]["verdict"], "win");
+    assert_eq!(moves[0]["plies"], 3);
+    for m in moves {
+        assert!(m["iccs"].is_string() && m["wxf"].is_string() && m["chinese"].is_string());
+    }
+    // colour flip: black holds the chariot
+    let o = canju(&[
+        "probe",
+        "--fen",
+        "r2k5/9/9/9/9/9/9/9/9/4K4 b",
+        "--dir",
+        d.arg(),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["side_to_move"], "black");
+    assert_eq!(v["verdict"], "win");
+    // stats
+    let o = canju(&["stats", "KRK", "--dir", d.arg(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["material"], "KRK");
+    assert_eq!(v["rules"], "baseline");
+    assert_eq!(v["red_to_move"]["legal"], 3834);
+    assert_eq!(
+        v["red_to_move"]["win"].as_u64().unwrap()
+            + v["red_to_move"]["draw"].as_u64().unwrap()
+            + v["red_to_move"]["loss"].as_u64().unwrap(),
+        3834
+    );
+    assert!(v["red_to_move"]["longest_fen"].is_string());
+    assert!(v["black_to_move"]["longest_fen"].is_null());
+    // verify
+    let o = canju(&["verify", "KRK", "--dir", d.arg()]);
+    assert!(
+        out(&o).contains("positions checked, all agree; checksum ok"),
+        "{}",
+        out(&o)
+    );
+    // CANJU_TB_DIR is honoured
+    let o = Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(["stats", "KRK"])
+        .env("CANJU_TB_DIR", &d.0)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+fn damaged(d: &Path, f: impl FnOnce(&mut Vec<u8>)) {
+    let path = d.join("KRK.ctb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    f(&mut bytes);
+    std::fs::write(&path, bytes).unwrap();
+}
+
+#[test]
+fn damaged_tables_are_one_line_errors() {
+    let d = TempDir::new("damaged");
+    assert!(canju(&["gen", "KRK", "--dir", d.arg()]).status.success());
+    let good = std::fs::read(d.0.join("KRK.ctb")).unwrap();
+    let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
+    let restore = || std::fs::write(d.0.join("KRK.ctb"), &good).unwrap();
+
+    damaged(&d.0, |b| b.truncate(b.len() - 100));
+    let e = one_line_error(&canju(&["probe", "--fen", fen, "--dir", d.arg()]), 1);
+    assert!(e.contains("KRK.ctb") && e.contains("truncated"), "{e}");
+
+    restore();
+    damaged(&d.0, |b| b.truncate(5));
+    let e = one_line_error(&canju(&["stats", "KRK", "--dir", d.arg()]), 1);
+    assert!(e.contains("not a canju table"), "{e}");
+
+    restore();
+    damaged(&d.0, |b| b[0] = b'X');
+    let e = one_line_error(&canju(&["probe", "--fen", fen, "--dir", d.arg()]), 1);
+    assert!(e.contains("not a canju table"), "{e}");
+
+    restore();
+    damaged(&d.0, |b| b[12] = 99); // format version
+    let e = one_line_error(&canju(&["probe", "--fen", fen, "--dir", d.arg()]), 1);
+    assert!(e.contains("format version is 99"), "{e}");
+
+    restore();
+    damaged(&d.0, |b| {
+        let n = b.len();
+        b[n - 7] ^= 0x40;
+    });
+    let e = one_line_error(&canju(&["verify", "KRK", "--dir", d.arg()]), 1);
+    assert!(e.contains("checksum mismatch"), "{e}");
+    let e = one_line_error(&canju(&["gen", "KRK", "--dir", d.arg()]), 1);
+    assert!(e.contains("checksum mismatch"), "{e}");
+
+    restore();
+    std::fs::copy(d.0.join("KK.ctb"), d.0.join("KRK.ctb")).unwrap();
+    let e = one_line_error(&canju(&["stats", "KRK", "--dir", d.arg()]), 1);
+    assert!(e.contains("material is KK"), "{e}");
+
+    let e = one_line_error(
+        &canju(&["stats", "KRK", "--dir", "/nonexistent/canju/tables"]),
+        1,
+    );
+    assert!(e.contains("does not exist"), "{e}");
+}
