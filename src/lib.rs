@@ -16,7 +16,7 @@ pub mod tablebase;
 mod tables;
 
 pub use fen::FenError;
-pub use movegen::{GameEnd, IllegalMove, Legality};
+pub use movegen::{Attackers, GameEnd, IllegalMove, Legality};
 pub use moves::{Move, MoveList};
 pub use piece::{Color, Kind, Piece};
 pub use position::{Position, START_FEN, Setup};

@@ -247,17 +247,29 @@ impl Position {
     /// Precomputes what [`Legality`] needs to test this position's moves and un-moves.
     #[inline]
     pub fn legality(&self) -> Legality {
-        let us = self.turn;
-        let g = self.generals[us.index()].index();
-        let (mut sliders, mut horses, mut soldiers) = (false, false, false);
-        for s in squares_of(self.occupied[(!us).index()]) {
+        let mut kinds = Attackers::NONE;
+        for s in squares_of(self.occupied[(!self.turn).index()]) {
             match self.board[s.index()].map(|p| p.kind) {
-                Some(Kind::Chariot | Kind::Cannon) => sliders = true,
-                Some(Kind::Horse) => horses = true,
-                Some(Kind::Soldier) => soldiers = true,
+                Some(Kind::Chariot | Kind::Cannon) => kinds.sliders = true,
+                Some(Kind::Horse) => kinds.horses = true,
+                Some(Kind::Soldier) => kinds.soldiers = true,
                 _ => {}
             }
         }
+        self.legality_against(kinds)
+    }
+
+    /// [`Position::legality`] when the kinds of attacker the other side has are known
+    /// (a table knows them from its material); `kinds` must include every kind present.
+    #[inline]
+    pub fn legality_against(&self, kinds: Attackers) -> Legality {
+        let us = self.turn;
+        let g = self.generals[us.index()].index();
+        let Attackers {
+            sliders,
+            horses,
+            soldiers,
+        } = kinds;
         // Always: the general itself and the palace points of its file (where a general
         // may come to face it).
         let mut sensitive = (1u128 << g) | (MASKS.file[g] & MASKS.palaces);
@@ -277,11 +289,6 @@ impl Position {
         if horses {
             sensitive |= MASKS.horse_zone[g];
         }
-        let kinds = Attackers {
-            sliders,
-            horses,
-            soldiers,
-        };
         Legality {
             in_check: general_attacked(g, !us, kinds, |i| self.board[i]),
             sensitive,
@@ -670,18 +677,24 @@ fn general_attacked(
             || (k % 9 < 8 && at(k + 1) == soldier))
 }
 
-/// Which kinds of attacker the other side has (a general is always assumed).
+/// Which kinds of attacker a side has besides its general.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Attackers {
-    sliders: bool,
-    horses: bool,
-    soldiers: bool,
+pub struct Attackers {
+    /// Chariots or cannons.
+    pub sliders: bool,
+    pub horses: bool,
+    pub soldiers: bool,
 }
 
 impl Attackers {
-    const ALL: Attackers = Attackers {
+    pub const ALL: Attackers = Attackers {
         sliders: true,
         horses: true,
         soldiers: true,
+    };
+    pub const NONE: Attackers = Attackers {
+        sliders: false,
+        horses: false,
+        soldiers: false,
     };
 }

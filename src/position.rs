@@ -63,6 +63,18 @@ pub(crate) const fn bit(sq: Square) -> u128 {
     1u128 << sq.index()
 }
 
+/// `1 << i` for every square, looked up rather than shifted (a 128-bit shift by a variable
+/// amount takes several instructions).
+static BITS: [u128; 90] = {
+    let mut t = [0u128; 90];
+    let mut i = 0;
+    while i < 90 {
+        t[i] = 1 << i;
+        i += 1;
+    }
+    t
+};
+
 #[inline(always)]
 fn zobrist(p: Piece, sq: Square) -> u64 {
     ZOBRIST[p.index()][sq.index()]
@@ -215,7 +227,7 @@ impl Position {
                 self.board[i] = None;
             }
         }
-        self.occupied = [0, 0];
+        let mut occupied = [0u128; 2];
         let mut key = if turn == Color::Black {
             ZOBRIST_BLACK
         } else {
@@ -223,12 +235,13 @@ impl Position {
         };
         for (&p, &s) in pieces.iter().zip(squares) {
             self.board[s.index()] = Some(p);
-            self.occupied[p.color.index()] |= bit(s);
+            occupied[p.color.index()] |= BITS[s.index()];
             key ^= zobrist(p, s);
             if p.kind == Kind::General {
                 self.generals[p.color.index()] = s;
             }
         }
+        self.occupied = occupied;
         self.key = key;
         self.turn = turn;
         self.halfmoves = 0;

@@ -21,15 +21,18 @@ use super::index::{self, INDEX_SCHEME, Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::code;
 use crate::material::Material;
+use crate::movegen::Attackers;
 use crate::moves::MoveList;
 use crate::piece::{Color, Piece};
 use crate::position::Position;
 use crate::square::Square;
 
 /// Generation-only codes above the stored range: `COUNT + c` = undecided, c quiet moves not
-/// yet known to lose for the mover.
+/// yet known to lose for the mover; `UNCOUNTED` = undecided, can still lose, quiet moves
+/// not counted yet (they are counted when the first of them is found to lose).
 const COUNT: u8 = code::MAX_STORED + 1;
-const MAX_COUNT: u32 = (u8::MAX - COUNT) as u32;
+const UNCOUNTED: u8 = u8::MAX;
+const MAX_COUNT: u32 = (UNCOUNTED - 1 - COUNT) as u32;
 
 const CHUNK: u64 = 1 << 14;
 
@@ -73,6 +76,11 @@ struct Solver<'a> {
     values: [&'a [AtomicU8]; 2],
     /// Positions found by the current layer's scan, one bit each, per side to move.
     found: [&'a [AtomicU64]; 2],
+    /// Per chunk, the decided codes that were ever stored in it (both sides), so that
+    /// a layer's scan can pass over chunks that cannot hold what it looks for.
+    present: Vec<[AtomicU64; 4]>,
+    /// The attackers each side has (indexed by colour), for quick legality tests.
+    attackers: [Attackers; 2],
     failure: Mutex<Option<TableError>>,
     failed: AtomicBool,
     max_plies: AtomicU32,
@@ -82,6 +90,8 @@ struct Scratch {
     pos: Position,
     squares: Squares,
     moves: MoveList,
+    /// Predecessor indices of the entry being walked back from (reused, not reallocated).
+    parents: Vec<u64>,
 }
 
 impl Scratch {
@@ -90,6 +100,7 @@ impl Scratch {
             pos: Position::scratch(),
             squares: [Square::new(0).expect("a0"); MAX_PIECES],
             moves: MoveList::new(),
+            parents: Vec::with_capacity(256),
         }
     }
 }
@@ -149,6 +160,7 @@ pub fn solve(
     let mut red = vec![0u8; size];
     let mut black = vec![0u8; size];
     let words = size.div_ceil(64);
+    let layout_size_chunks = layout.size().div_ceil(CHUNK) as usize;
     let found_red: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
     let found_black: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
     {
@@ -159,6 +171,10 @@ pub fn solve(
             captures,
             values: [atomic_view(&mut red), atomic_view(&mut black)],
             found: [&found_red, &found_black],
+            present: (0..layout_size_chunks)
+                .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
+                .collect(),
+            attackers: [attackers_of(material.red), attackers_of(material.black)],
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
             max_plies: AtomicU32::new(0),
@@ -166,6 +182,35 @@ pub fn solve(
         solver.run(progress)?;
     }
     finish(material, red, black)
+}
+
+/// Asks the processor to start loading the cells about to be updated, so that their
+/// cache misses overlap instead of following one another.
+#[inline(always)]
+fn prefetch(cells: &[AtomicU8], indices: &[u64]) {
+    #[cfg(target_arch = "x86_64")]
+    for &i in indices {
+        if let Some(cell) = cells.get(i as usize) {
+            // SAFETY: prefetching is a hint with no effect on memory; the address comes
+            // from a live reference.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    cell.as_ptr() as *const i8,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (cells, indices);
+}
+
+fn attackers_of(side: crate::material::Side) -> Attackers {
+    use crate::piece::Kind;
+    Attackers {
+        sliders: side.count(Kind::Chariot) + side.count(Kind::Cannon) > 0,
+        horses: side.count(Kind::Horse) > 0,
+        soldiers: side.count(Kind::Soldier) > 0,
+    }
 }
 
 fn add_piece(mut m: Material, p: Piece) -> Material {
@@ -185,6 +230,17 @@ impl Solver<'_> {
         let mut f = self.failure.lock().expect("lock");
         if f.is_none() {
             *f = Some(e);
+        }
+    }
+
+    /// Stores a code and notes it in its chunk's summary.
+    #[inline]
+    fn store(&self, cells: &[AtomicU8], index: u64, c: u8) {
+        cells[index as usize].store(c, Relaxed);
+        let word = &self.present[(index / CHUNK) as usize][(c / 64) as usize];
+        let bit = 1u64 << (c % 64);
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
         }
     }
 
@@ -246,13 +302,17 @@ impl Solver<'_> {
         self.max_plies.fetch_max(n, Relaxed);
     }
 
-    #[inline(never)]
     fn init_chunk(&self, s: &mut Scratch, chunk: u64) {
         let start = chunk * CHUNK;
         let end = (start + CHUNK).min(self.layout.size());
         let n = self.pieces.len();
+        let mut decoder = index::Decoder::new(&self.layout);
+        let mut placed = s.squares;
+        let mut seen = [0u64; 4];
         for i in start..end {
-            if self.layout.squares(i, &mut s.squares).is_none() {
+            let ok = decoder.squares(i, &mut placed);
+            s.squares = placed;
+            if ok.is_none() {
                 for side in &self.values {
                     side[i as usize].store(code::ILLEGAL, Relaxed);
                 }
@@ -266,30 +326,38 @@ impl Solver<'_> {
                     self.initial_code(s)
                 };
                 self.values[turn.index()][i as usize].store(c, Relaxed);
+                seen[(c / 64) as usize] |= 1 << (c % 64);
             }
+        }
+        for (word, bits) in self.present[chunk as usize].iter().zip(seen) {
+            word.fetch_or(bits, Relaxed);
         }
     }
 
     /// The code of a legal position before any layer: a game end, a capture that wins,
-    /// a capture that holds the draw, or the count of quiet moves.
-    #[inline(never)]
+    /// a capture that holds the draw, a loss when every move is a losing capture, or
+    /// `UNCOUNTED`.
     fn initial_code(&self, s: &mut Scratch) -> u8 {
         s.moves.clear();
         s.pos.pseudo_moves(&mut s.moves);
-        let legality = s.pos.legality();
+        let legality = s
+            .pos
+            .legality_against(self.attackers[(!s.pos.turn()).index()]);
         let mut legal = false;
-        let mut quiet = 0u32;
+        let mut quiet = false;
         let mut best_loss: Option<u32> = None;
         let mut holds = false;
         let mut longest_win = 0u32;
         for k in 0..s.moves.len() {
             let m = s.moves[k];
-            if !legality.move_is_legal(&s.pos, m) {
+            let capture = s.pos.piece_at(m.to()).is_some();
+            // one legal quiet move is enough to know; captures all need a look
+            if (!capture && quiet) || !legality.move_is_legal(&s.pos, m) {
                 continue;
             }
             legal = true;
-            if s.pos.piece_at(m.to()).is_none() {
-                quiet += 1;
+            if !capture {
+                quiet = true;
                 continue;
             }
             let c = self.capture_code(s, m);
@@ -309,22 +377,42 @@ impl Solver<'_> {
             code::decided(l + 1)
         } else if holds {
             code::DRAW
-        } else if quiet == 0 {
+        } else if !quiet {
             self.note_plies(longest_win + 1);
             code::decided(longest_win + 1)
-        } else if quiet > MAX_COUNT {
-            self.fail(TableError::Unsupported(format!(
-                "{}: a position with {quiet} quiet moves exceeds the generator's counters",
-                self.layout.material()
-            )));
-            code::DRAW
         } else {
-            COUNT + quiet as u8
+            UNCOUNTED
         }
     }
 
+    /// The number of legal quiet moves of the position in `s` (set up by the caller).
+    fn quiet_moves(&self, s: &mut Scratch) -> u32 {
+        s.moves.clear();
+        s.pos.pseudo_moves(&mut s.moves);
+        let legality = s
+            .pos
+            .legality_against(self.attackers[(!s.pos.turn()).index()]);
+        let mut quiet = 0;
+        for k in 0..s.moves.len() {
+            let m = s.moves[k];
+            if s.pos.piece_at(m.to()).is_none() && legality.move_is_legal(&s.pos, m) {
+                quiet += 1;
+            }
+        }
+        quiet
+    }
+
+    /// Decodes an entry into the scratch position.
+    fn set_up(&self, s: &mut Scratch, index: u64, turn: Color) -> bool {
+        let n = self.pieces.len();
+        if self.layout.squares(index, &mut s.squares).is_none() {
+            return false;
+        }
+        s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
+        true
+    }
+
     /// The code, for the side to move after it, of the position a capture leads to.
-    #[inline(never)]
     fn capture_code(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
         let n = self.pieces.len();
         let squares = &s.squares[..n];
@@ -361,10 +449,18 @@ impl Solver<'_> {
 
     /// Marks the positions of one chunk that hold `want` (both sides); returns how many.
     /// Runs while nothing writes values, as its own pass.
-    #[inline(never)]
     fn scan_chunk(&self, chunk: u64, want: u8) -> u64 {
         let start = (chunk * CHUNK) as usize;
         let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
+        let summary = self.present[chunk as usize][(want / 64) as usize].load(Relaxed);
+        if summary & (1 << (want % 64)) == 0 {
+            for found in &self.found {
+                for word in &found[start / 64..end.div_ceil(64)] {
+                    word.store(0, Relaxed);
+                }
+            }
+            return 0;
+        }
         let mut count = 0;
         for turn in Color::ALL {
             let cells = &self.values[turn.index()][start..end];
@@ -397,7 +493,6 @@ impl Solver<'_> {
     }
 
     /// Walks back from the positions the scan found in one chunk.
-    #[inline(never)]
     fn layer_chunk(&self, s: &mut Scratch, chunk: u64, plies: u32) {
         let start = (chunk * CHUNK) as usize;
         let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
@@ -426,7 +521,6 @@ impl Solver<'_> {
 
     /// A loss in plies-1 at `child`: every predecessor wins in `plies` unless it already
     /// wins sooner.
-    #[inline(never)]
     fn mark_wins(
         &self,
         s: &mut Scratch,
@@ -437,18 +531,21 @@ impl Solver<'_> {
     ) {
         let win = code::decided(plies);
         self.note_plies(plies);
-        self.for_each_parent(s, child, turn, |p| {
-            let cell = &parents[p as usize];
-            let c = cell.load(Relaxed);
+        let mut found = std::mem::take(&mut s.parents);
+        found.clear();
+        self.for_each_parent(s, child, turn, |p| found.push(p));
+        prefetch(parents, &found);
+        for &p in &found {
+            let c = parents[p as usize].load(Relaxed);
             if c == code::DRAW || c >= COUNT || (code::is_win(c) && c > win) {
-                cell.store(win, Relaxed);
+                self.store(parents, p, win);
             }
-        });
+        }
+        s.parents = found;
     }
 
     /// A win in plies-1 at `child`: one more quiet move of each predecessor is known to
     /// lose; a predecessor with none left is lost.
-    #[inline(never)]
     fn count_down(
         &self,
         s: &mut Scratch,
@@ -457,48 +554,60 @@ impl Solver<'_> {
         parents: &[AtomicU8],
         plies: u32,
     ) {
-        let mut zeroed = [0u64; 16];
-        let mut nz = 0;
-        let mut extra: Vec<u64> = Vec::new();
-        self.for_each_parent(s, child, turn, |p| {
+        let mut found = std::mem::take(&mut s.parents);
+        found.clear();
+        self.for_each_parent(s, child, turn, |p| found.push(p));
+        prefetch(parents, &found);
+        for &p in &found {
             let cell = &parents[p as usize];
             let mut c = cell.load(Relaxed);
-            while c > COUNT {
-                match cell.compare_exchange_weak(c, c - 1, Relaxed, Relaxed) {
+            loop {
+                let next = if c == UNCOUNTED {
+                    // first time a move of this predecessor is known to lose: count them
+                    if !self.set_up(s, p, !turn) {
+                        break;
+                    }
+                    let quiet = self.quiet_moves(s);
+                    if quiet == 0 || quiet > MAX_COUNT {
+                        self.fail(TableError::Unsupported(format!(
+                            "{}: entry {p} has {quiet} quiet moves, outside the generator's counters",
+                            self.layout.material()
+                        )));
+                        break;
+                    }
+                    COUNT + quiet as u8 - 1
+                } else if c > COUNT {
+                    c - 1
+                } else {
+                    break; // decided, or a draw held by a capture
+                };
+                match cell.compare_exchange(c, next, Relaxed, Relaxed) {
                     Ok(_) => {
-                        if c == COUNT + 1 {
-                            if nz < zeroed.len() {
-                                zeroed[nz] = p;
-                                nz += 1;
-                            } else {
-                                extra.push(p);
-                            }
+                        if next == COUNT {
+                            let loss = self.loss_plies(s, p, !turn, plies);
+                            self.note_plies(loss);
+                            self.store(parents, p, code::decided(loss));
                         }
                         break;
                     }
                     Err(now) => c = now,
                 }
             }
-        });
-        for &p in zeroed[..nz].iter().chain(extra.iter()) {
-            let loss = self.loss_plies(s, p, !turn, plies);
-            self.note_plies(loss);
-            parents[p as usize].store(code::decided(loss), Relaxed);
         }
+        s.parents = found;
     }
 
     /// The loss distance of a position whose quiet moves all lose, the last of them found
     /// at this layer: the longest of that and its captures' replies.
-    #[inline(never)]
     fn loss_plies(&self, s: &mut Scratch, index: u64, turn: Color, plies: u32) -> u32 {
-        let n = self.pieces.len();
-        if self.layout.squares(index, &mut s.squares).is_none() {
+        if !self.set_up(s, index, turn) {
             return plies;
         }
-        s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
         s.moves.clear();
         s.pos.pseudo_moves(&mut s.moves);
-        let legality = s.pos.legality();
+        let legality = s
+            .pos
+            .legality_against(self.attackers[(!s.pos.turn()).index()]);
         let mut longest = plies;
         for k in 0..s.moves.len() {
             let m = s.moves[k];
@@ -513,16 +622,16 @@ impl Solver<'_> {
     /// Calls `f` once for every (predecessor, move) pair that leads into the position
     /// class of `index` (its board and, when stored for both, the mirror image), with the
     /// predecessor's index: the same count as the predecessor's quiet moves into it.
-    #[inline(never)]
     fn for_each_parent(&self, s: &mut Scratch, idx: u64, turn: Color, mut f: impl FnMut(u64)) {
         let n = self.pieces.len();
-        if self.layout.squares(idx, &mut s.squares).is_none() {
+        if !self.set_up(s, idx, turn) {
             return;
         }
-        s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
         s.moves.clear();
         s.pos.pseudo_unmoves(&mut s.moves);
-        let legality = s.pos.legality();
+        let legality = s
+            .pos
+            .legality_against(self.attackers[(!s.pos.turn()).index()]);
         let bk = self.black_general;
         let child_symmetric = index::pair_is_symmetric(s.squares[0], s.squares[bk]);
         for k in 0..s.moves.len() {

@@ -99,15 +99,17 @@ pub fn needs_mirror(red_general: Square, black_general: Square) -> bool {
 #[derive(Clone, Debug)]
 struct Placement {
     squares: Vec<Square>,
-    place_of: [u8; 90],
+    /// The place of a square, as it stands ([0]) and mirrored ([1]).
+    place_of: [[u8; 90]; 2],
 }
 
 impl Placement {
     fn new(piece: Piece) -> Placement {
         let squares: Vec<Square> = Square::all().filter(|&s| piece.can_stand_on(s)).collect();
-        let mut place_of = [NO; 90];
+        let mut place_of = [[NO; 90]; 2];
         for (i, s) in squares.iter().enumerate() {
-            place_of[s.index()] = i as u8;
+            place_of[0][s.index()] = i as u8;
+            place_of[1][s.mirror().index()] = i as u8;
         }
         Placement { squares, place_of }
     }
@@ -239,19 +241,34 @@ impl Layout {
         debug_assert!(pair != NO);
         let mut idx = pair as u64;
         for g in &self.groups {
-            let mut places = [0u8; 5];
-            for (j, s) in squares[g.first..g.first + g.count].iter().enumerate() {
-                let s = if mirror { s.mirror() } else { *s };
-                places[j] = g.placement.place_of[s.index()];
-                debug_assert!(places[j] != NO);
-            }
-            let places = &mut places[..g.count];
-            places.sort_unstable();
-            let comb: u64 = places
-                .iter()
-                .enumerate()
-                .map(|(j, &p)| BINOMIAL[p as usize][j + 1])
-                .sum();
+            let place_of = &g.placement.place_of[mirror as usize];
+            let on = &squares[g.first..g.first + g.count];
+            let place = |s: Square| {
+                let p = place_of[s.index()];
+                debug_assert!(p != NO);
+                p as u64
+            };
+            let comb = match g.count {
+                1 => place(on[0]),
+                2 => {
+                    let (a, b) = (place(on[0]), place(on[1]));
+                    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                    hi * (hi - 1) / 2 + lo
+                }
+                _ => {
+                    let mut places = [0u8; 5];
+                    for (j, &s) in on.iter().enumerate() {
+                        places[j] = place(s) as u8;
+                    }
+                    let places = &mut places[..g.count];
+                    places.sort_unstable();
+                    places
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &p)| BINOMIAL[p as usize][j + 1])
+                        .sum()
+                }
+            };
             idx = idx * g.size + comb;
         }
         idx
@@ -260,32 +277,55 @@ impl Layout {
     /// The placement of an index in slot order, or `None` when two pieces would share a
     /// point. The generals are in canonical orientation.
     #[inline]
-    pub fn squares(&self, mut index: u64, out: &mut Squares) -> Option<()> {
+    pub fn squares(&self, index: u64, out: &mut Squares) -> Option<()> {
         if index >= self.size {
             return None;
         }
-        let mut used: u128 = 0;
-        for g in self.groups.iter().rev() {
-            let comb = index % g.size;
-            index /= g.size;
-            let mut places = [0u8; 5];
-            match g.count {
-                1 => places[0] = comb as u8,
-                2 | 3 => places[..3].copy_from_slice(&g.decode[comb as usize]),
-                _ => unrank(comb, g.count, g.placement.squares.len(), &mut places),
-            }
-            for j in 0..g.count {
-                let s = g.placement.squares[places[j] as usize];
-                let bit = 1u128 << s.index();
-                if used & bit != 0 {
-                    return None;
-                }
-                used |= bit;
-                out[g.first + j] = s;
+        match self.groups.last() {
+            None => self.place_rest(index, out).map(|_| ()),
+            Some(last) => {
+                let mut used = self.place_rest(index / last.size, out)?;
+                self.place_group(last, index % last.size, out, &mut used)
+                    .then_some(())
             }
         }
-        let pair = index as u8;
-        let (rk, bk) = general_pair(pair);
+    }
+
+    /// Places one group's combination; false if a point is taken.
+    #[inline(always)]
+    fn place_group(&self, g: &Group, comb: u64, out: &mut Squares, used: &mut u128) -> bool {
+        let mut places = [0u8; 5];
+        match g.count {
+            1 => places[0] = comb as u8,
+            2 | 3 => places[..3].copy_from_slice(&g.decode[comb as usize]),
+            _ => unrank(comb, g.count, g.placement.squares.len(), &mut places),
+        }
+        for j in 0..g.count {
+            let s = g.placement.squares[places[j] as usize];
+            let bit = 1u128 << s.index();
+            if *used & bit != 0 {
+                return false;
+            }
+            *used |= bit;
+            out[g.first + j] = s;
+        }
+        true
+    }
+
+    /// Places the generals and every group but the last from `rest` (the index without
+    /// the last group's digit); returns the points taken, or `None` on a clash.
+    #[inline]
+    fn place_rest(&self, mut rest: u64, out: &mut Squares) -> Option<u128> {
+        let mut used: u128 = 0;
+        let skip = if self.groups.is_empty() { 0 } else { 1 };
+        for g in self.groups.iter().rev().skip(skip) {
+            let comb = rest % g.size;
+            rest /= g.size;
+            if !self.place_group(g, comb, out, &mut used) {
+                return None;
+            }
+        }
+        let (rk, bk) = general_pair(rest as u8);
         for (slot, s) in [(0, rk), (self.black_general, bk)] {
             let bit = 1u128 << s.index();
             if used & bit != 0 {
@@ -294,13 +334,53 @@ impl Layout {
             used |= bit;
             out[slot] = s;
         }
-        Some(())
+        Some(used)
     }
 
     /// The general pair index of an index (0..45).
     #[inline]
     pub fn pair_of(&self, index: u64) -> u64 {
         index / (self.size / GENERAL_PAIR_COUNT)
+    }
+}
+
+/// Decodes runs of consecutive indices: the pieces other than the last group are placed
+/// once for every run that shares them.
+pub struct Decoder<'a> {
+    layout: &'a Layout,
+    cached: Option<(u64, Option<u128>)>,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(layout: &'a Layout) -> Decoder<'a> {
+        Decoder {
+            layout,
+            cached: None,
+        }
+    }
+
+    /// Like [`Layout::squares`]; `out` must be left as this decoder wrote it between calls.
+    #[inline]
+    pub fn squares(&mut self, index: u64, out: &mut Squares) -> Option<()> {
+        let l = self.layout;
+        let Some(last) = l.groups.last() else {
+            return l.squares(index, out);
+        };
+        if index >= l.size {
+            return None;
+        }
+        let rest = index / last.size;
+        let mask = match self.cached {
+            Some((r, m)) if r == rest => m,
+            _ => {
+                let m = l.place_rest(rest, out);
+                self.cached = Some((rest, m));
+                m
+            }
+        };
+        let mut used = mask?;
+        l.place_group(last, index % last.size, out, &mut used)
+            .then_some(())
     }
 }
 
@@ -350,6 +430,29 @@ mod tests {
         }
         assert_eq!(seen.len(), 45);
         assert_eq!(symmetric, 9);
+    }
+
+    #[test]
+    fn decoder_agrees_with_squares() {
+        for name in ["KNPKAB", "KPPKB", "KK", "KRK"] {
+            let l = Layout::new(name.parse().unwrap()).unwrap();
+            let mut a = [Square::new(0).unwrap(); MAX_PIECES];
+            let mut b = [Square::new(0).unwrap(); MAX_PIECES];
+            let mut d = Decoder::new(&l);
+            let step = (l.size() / 50_000).max(1);
+            let n = l.pieces().len();
+            for i in (0..l.size())
+                .step_by(step as usize)
+                .chain(0..l.size().min(5000))
+            {
+                let x = l.squares(i, &mut a);
+                let y = d.squares(i, &mut b);
+                assert_eq!(x, y, "{name} {i}");
+                if x.is_some() {
+                    assert_eq!(a[..n], b[..n], "{name} {i}");
+                }
+            }
+        }
     }
 
     #[test]
