@@ -296,6 +296,15 @@ impl Position {
         }
     }
 
+    /// [`Position::in_check`] when the kinds of attacker the other side has are known;
+    /// `kinds` must include every kind present.
+    #[inline]
+    pub fn in_check_against(&self, color: Color, kinds: Attackers) -> bool {
+        general_attacked(self.generals[color.index()].index(), !color, kinds, |i| {
+            self.board[i]
+        })
+    }
+
     /// Whether the side to move is in check.
     pub fn is_check(&self) -> bool {
         self.in_check(self.turn)

@@ -39,6 +39,9 @@ pub fn build(
                 header: table.header().clone(),
                 seconds: start.elapsed().as_secs_f64(),
             };
+            // unmap it: reading it all for the checksum need not stay in memory
+            drop(table);
+            tb.forget(&m);
             report(&r);
             out.push(r);
             continue;

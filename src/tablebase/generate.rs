@@ -251,6 +251,9 @@ impl Solver<'_> {
     fn run(&self, progress: &dyn Progress) -> Result<(), TableError> {
         let total = self.chunks();
         let done = AtomicU64::new(0);
+        // CANJU_TRACE=1 prints the time of each phase (for tuning)
+        let trace = std::env::var_os("CANJU_TRACE").is_some();
+        let t0 = std::time::Instant::now();
         (0..total)
             .into_par_iter()
             .for_each_init(Scratch::new, |s, chunk| {
@@ -264,6 +267,8 @@ impl Solver<'_> {
                 }
             });
         self.check_failed()?;
+        let t_init = t0.elapsed().as_secs_f64();
+        let (mut t_scan, mut t_walk) = (0.0, 0.0);
         let mut plies = 1u32;
         let decided = AtomicU64::new(0);
         while plies <= self.max_plies.load(Relaxed) + 1 {
@@ -275,18 +280,29 @@ impl Solver<'_> {
                 )));
             }
             let want = code::decided(plies - 1);
+            let t1 = std::time::Instant::now();
             (0..total).into_par_iter().for_each(|chunk| {
                 let n = self.scan_chunk(chunk, want);
                 decided.fetch_add(n, Relaxed);
             });
+            let t2 = std::time::Instant::now();
             (0..total)
                 .into_par_iter()
                 .for_each_init(Scratch::new, |s, chunk| {
                     self.layer_chunk(s, chunk, plies);
                 });
+            t_scan += (t2 - t1).as_secs_f64();
+            t_walk += t2.elapsed().as_secs_f64();
             self.check_failed()?;
             progress.layer(plies, decided.load(Relaxed));
             plies += 1;
+        }
+        if trace {
+            eprintln!(
+                "{}: init {t_init:.2} s, scans {t_scan:.2} s, walks {t_walk:.2} s, {} layers",
+                self.layout.material(),
+                plies - 1
+            );
         }
         Ok(())
     }
@@ -320,7 +336,7 @@ impl Solver<'_> {
             }
             for turn in Color::ALL {
                 s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
-                let c = if s.pos.in_check(!turn) {
+                let c = if s.pos.in_check_against(!turn, self.attackers[turn.index()]) {
                     code::ILLEGAL
                 } else {
                     self.initial_code(s)
@@ -639,11 +655,18 @@ impl Solver<'_> {
             if !legality.unmove_is_legal(&s.pos, u) {
                 continue;
             }
-            let mut pred = s.squares;
-            let slot = pred[..n]
+            let slot = s.squares[..n]
                 .iter()
                 .position(|&q| q == u.to())
                 .expect("the un-moved piece");
+            if !self.layout.is_general_slot(slot) {
+                // the generals stay, so does the orientation: only one group changes
+                f(self
+                    .layout
+                    .index_after_move(idx, &s.squares[..n], slot, u.from()));
+                continue;
+            }
+            let mut pred = s.squares;
             pred[slot] = u.from();
             let pred_symmetric = index::pair_is_symmetric(pred[0], pred[bk]);
             match (child_symmetric, pred_symmetric) {

@@ -124,6 +124,42 @@ struct Group {
     size: u64,
     /// For groups of up to three pieces: the places of each combination index.
     decode: Vec<[u8; 3]>,
+    /// The product of the sizes of the groups after this one.
+    stride: u64,
+}
+
+impl Group {
+    /// The combination index of the group's squares (mirrored first if asked).
+    #[inline(always)]
+    fn comb(&self, on: &[Square], mirror: bool) -> u64 {
+        let place_of = &self.placement.place_of[mirror as usize];
+        let place = |s: Square| {
+            let p = place_of[s.index()];
+            debug_assert!(p != NO);
+            p as u64
+        };
+        match self.count {
+            1 => place(on[0]),
+            2 => {
+                let (a, b) = (place(on[0]), place(on[1]));
+                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                hi * (hi - 1) / 2 + lo
+            }
+            _ => {
+                let mut places = [0u8; 5];
+                for (j, &s) in on.iter().enumerate() {
+                    places[j] = place(s) as u8;
+                }
+                let places = &mut places[..self.count];
+                places.sort_unstable();
+                places
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &p)| BINOMIAL[p as usize][j + 1])
+                    .sum()
+            }
+        }
+    }
 }
 
 /// The places (ascending) of combination `comb` of `count` items, by search.
@@ -153,6 +189,8 @@ pub struct Layout {
     pieces: Vec<Piece>,
     black_general: usize,
     groups: Vec<Group>,
+    /// The group of each slot (`usize::MAX` for the generals).
+    group_of: [usize; MAX_PIECES],
     size: u64,
 }
 
@@ -200,16 +238,29 @@ impl Layout {
                     placement,
                     size,
                     decode,
+                    stride: 0,
                 });
             }
             i += count;
         }
+        let mut stride = 1;
+        for g in groups.iter_mut().rev() {
+            g.stride = stride;
+            stride *= g.size;
+        }
         let size = groups.iter().map(|g| g.size).product::<u64>() * GENERAL_PAIR_COUNT;
+        let mut group_of = [usize::MAX; MAX_PIECES];
+        for (k, g) in groups.iter().enumerate() {
+            for slot in g.first..g.first + g.count {
+                group_of[slot] = k;
+            }
+        }
         Some(Layout {
             material,
             pieces,
             black_general,
             groups,
+            group_of,
             size,
         })
     }
@@ -241,37 +292,29 @@ impl Layout {
         debug_assert!(pair != NO);
         let mut idx = pair as u64;
         for g in &self.groups {
-            let place_of = &g.placement.place_of[mirror as usize];
-            let on = &squares[g.first..g.first + g.count];
-            let place = |s: Square| {
-                let p = place_of[s.index()];
-                debug_assert!(p != NO);
-                p as u64
-            };
-            let comb = match g.count {
-                1 => place(on[0]),
-                2 => {
-                    let (a, b) = (place(on[0]), place(on[1]));
-                    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                    hi * (hi - 1) / 2 + lo
-                }
-                _ => {
-                    let mut places = [0u8; 5];
-                    for (j, &s) in on.iter().enumerate() {
-                        places[j] = place(s) as u8;
-                    }
-                    let places = &mut places[..g.count];
-                    places.sort_unstable();
-                    places
-                        .iter()
-                        .enumerate()
-                        .map(|(j, &p)| BINOMIAL[p as usize][j + 1])
-                        .sum()
-                }
-            };
-            idx = idx * g.size + comb;
+            idx = idx * g.size + g.comb(&squares[g.first..g.first + g.count], mirror);
         }
         idx
+    }
+
+    /// The index after the piece in `slot` (not a general) moves to `to`, from the index
+    /// and placement (canonical orientation) before: only that piece's group changes.
+    #[inline]
+    pub fn index_after_move(&self, index: u64, squares: &[Square], slot: usize, to: Square) -> u64 {
+        let g = &self.groups[self.group_of[slot]];
+        let on = &squares[g.first..g.first + g.count];
+        let before = g.comb(on, false);
+        let mut moved = [to; 5];
+        moved[..g.count].copy_from_slice(on);
+        moved[slot - g.first] = to;
+        let after = g.comb(&moved[..g.count], false);
+        index + after * g.stride - before * g.stride
+    }
+
+    /// Whether a slot holds a general.
+    #[inline]
+    pub fn is_general_slot(&self, slot: usize) -> bool {
+        slot == 0 || slot == self.black_general
     }
 
     /// The placement of an index in slot order, or `None` when two pieces would share a
@@ -453,6 +496,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn index_after_move_matches_a_full_index() {
+        let l = Layout::new("KNPKAABB".parse().unwrap()).unwrap();
+        let n = l.pieces().len();
+        let mut sq = [Square::new(0).unwrap(); MAX_PIECES];
+        let mut checked = 0;
+        for i in (0..l.size()).step_by(7919) {
+            if l.squares(i, &mut sq).is_none() {
+                continue;
+            }
+            for slot in 0..n {
+                if l.is_general_slot(slot) {
+                    continue;
+                }
+                let piece = l.pieces()[slot];
+                for to in Square::all() {
+                    if !piece.can_stand_on(to) || sq[..n].contains(&to) {
+                        continue;
+                    }
+                    let mut moved = sq;
+                    moved[slot] = to;
+                    assert_eq!(
+                        l.index_after_move(i, &sq[..n], slot, to),
+                        l.index(&moved[..n])
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000);
     }
 
     #[test]
