@@ -251,9 +251,7 @@ impl Layout {
         let size = groups.iter().map(|g| g.size).product::<u64>() * GENERAL_PAIR_COUNT;
         let mut group_of = [usize::MAX; MAX_PIECES];
         for (k, g) in groups.iter().enumerate() {
-            for slot in g.first..g.first + g.count {
-                group_of[slot] = k;
-            }
+            group_of[g.first..g.first + g.count].fill(k);
         }
         Some(Layout {
             material,
