@@ -117,28 +117,35 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// A count in a few characters: 9,999, 12.3k, 4.56M.
+fn short(n: u64) -> String {
+    match n {
+        0..10_000 => n.to_string(),
+        10_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.2}M", n as f64 / 1e6),
+    }
+}
+
 fn summary(r: &Report) -> String {
     let h = &r.header;
     let side = |c: Color| {
         let s = &h.sides[c.index()];
         format!(
-            "{}: {} legal, W {} D {} L {}",
-            c,
-            thousands(s.legal),
-            thousands(s.win),
-            thousands(s.draw),
-            thousands(s.loss)
+            "{c} W {} D {} L {}",
+            short(s.win),
+            short(s.draw),
+            short(s.loss)
         )
     };
+    let legal: u64 = h.sides.iter().map(|s| s.legal).sum();
     let longest = h.sides.iter().map(|s| s.longest).max().unwrap_or(0);
     format!(
-        "{:<10} {} {} entries; {}; {}; longest win {} plies; {:.2} s; peak {} MB",
+        "{:<9} {:<7} {} positions: {}, {}; longest win {longest}; {:.2} s; {} MB",
         r.material.to_string(),
         if r.built { "built" } else { "present" },
-        thousands(h.entries * 2),
+        short(legal),
         side(Color::Red),
         side(Color::Black),
-        longest,
         r.seconds,
         peak_memory().map_or("?".to_string(), |b| (b / (1 << 20)).to_string())
     )
