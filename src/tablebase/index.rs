@@ -8,6 +8,8 @@
 //!
 //! index = general pair × group₁ × group₂ × …, mixed radix, the same for both sides to move.
 
+use strength_reduce::StrengthReducedU64;
+
 use crate::material::Material;
 use crate::piece::{Color, Kind, Piece};
 use crate::square::Square;
@@ -122,6 +124,8 @@ struct Group {
     count: usize,
     placement: Placement,
     size: u64,
+    /// `size` prepared for fast division (decoding divides by it at every index).
+    divisor: StrengthReducedU64,
     /// For groups of up to three pieces: the places of each combination index.
     decode: Vec<[u8; 3]>,
     /// The product of the sizes of the groups after this one.
@@ -237,6 +241,7 @@ impl Layout {
                     count,
                     placement,
                     size,
+                    divisor: StrengthReducedU64::new(size),
                     decode,
                     stride: 0,
                 });
@@ -325,9 +330,9 @@ impl Layout {
         match self.groups.last() {
             None => self.place_rest(index, out).map(|_| ()),
             Some(last) => {
-                let mut used = self.place_rest(index / last.size, out)?;
-                self.place_group(last, index % last.size, out, &mut used)
-                    .then_some(())
+                let (rest, comb) = StrengthReducedU64::div_rem(index, last.divisor);
+                let mut used = self.place_rest(rest, out)?;
+                self.place_group(last, comb, out, &mut used).then_some(())
             }
         }
     }
@@ -360,8 +365,8 @@ impl Layout {
         let mut used: u128 = 0;
         let skip = if self.groups.is_empty() { 0 } else { 1 };
         for g in self.groups.iter().rev().skip(skip) {
-            let comb = rest % g.size;
-            rest /= g.size;
+            let (quotient, comb) = StrengthReducedU64::div_rem(rest, g.divisor);
+            rest = quotient;
             if !self.place_group(g, comb, out, &mut used) {
                 return None;
             }
@@ -385,43 +390,61 @@ impl Layout {
     }
 }
 
+/// Remembers the placement of every piece but the last group from the previous decode,
+/// so that runs of nearby indices (which share it) decode quickly.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DecodeCache(Option<(u64, Option<u128>)>);
+
 /// Decodes runs of consecutive indices: the pieces other than the last group are placed
 /// once for every run that shares them.
 pub struct Decoder<'a> {
     layout: &'a Layout,
-    cached: Option<(u64, Option<u128>)>,
+    cache: DecodeCache,
 }
 
 impl<'a> Decoder<'a> {
     pub fn new(layout: &'a Layout) -> Decoder<'a> {
         Decoder {
             layout,
-            cached: None,
+            cache: DecodeCache::default(),
         }
     }
 
     /// Like [`Layout::squares`]; `out` must be left as this decoder wrote it between calls.
     #[inline]
     pub fn squares(&mut self, index: u64, out: &mut Squares) -> Option<()> {
-        let l = self.layout;
-        let Some(last) = l.groups.last() else {
-            return l.squares(index, out);
+        self.layout.squares_cached(index, out, &mut self.cache)
+    }
+}
+
+impl Layout {
+    /// Like [`Layout::squares`], reusing the placement of all but the last group from the
+    /// previous call with the same cache when they agree; `out` must be left as the
+    /// previous call with this cache wrote it.
+    #[inline]
+    pub fn squares_cached(
+        &self,
+        index: u64,
+        out: &mut Squares,
+        cache: &mut DecodeCache,
+    ) -> Option<()> {
+        let Some(last) = self.groups.last() else {
+            return self.squares(index, out);
         };
-        if index >= l.size {
+        if index >= self.size {
             return None;
         }
-        let rest = index / last.size;
-        let mask = match self.cached {
+        let (rest, comb) = StrengthReducedU64::div_rem(index, last.divisor);
+        let mask = match cache.0 {
             Some((r, m)) if r == rest => m,
             _ => {
-                let m = l.place_rest(rest, out);
-                self.cached = Some((rest, m));
+                let m = self.place_rest(rest, out);
+                cache.0 = Some((rest, m));
                 m
             }
         };
         let mut used = mask?;
-        l.place_group(last, index % last.size, out, &mut used)
-            .then_some(())
+        self.place_group(last, comb, out, &mut used).then_some(())
     }
 }
 
