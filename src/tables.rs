@@ -32,10 +32,10 @@ pub(crate) static RAY_LEN: [[u8; 4]; 90] = {
     t
 };
 
-/// General steps within the palace the square belongs to (NONE-padded).
-pub(crate) static GENERAL_STEPS: [[u8; 4]; 90] = {
+/// One-point steps in the given directions that stay inside the palace the square belongs
+/// to (NONE-padded).
+const fn palace_steps(d: [(i8, i8); 4]) -> [[u8; 4]; 90] {
     let mut t = [[NONE; 4]; 90];
-    let d: [(i8, i8); 4] = [(0, 1), (0, -1), (1, 0), (-1, 0)];
     let mut s = 0;
     while s < 90 {
         let f = (s % 9) as i8;
@@ -56,32 +56,13 @@ pub(crate) static GENERAL_STEPS: [[u8; 4]; 90] = {
         s += 1;
     }
     t
-};
+}
+
+/// General steps (orthogonal) within the palace (NONE-padded).
+pub(crate) static GENERAL_STEPS: [[u8; 4]; 90] = palace_steps([(0, 1), (0, -1), (1, 0), (-1, 0)]);
 
 /// Advisor steps (diagonal) within the palace (NONE-padded).
-pub(crate) static ADVISOR_STEPS: [[u8; 4]; 90] = {
-    let mut t = [[NONE; 4]; 90];
-    let d: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-    let mut s = 0;
-    while s < 90 {
-        let f = (s % 9) as i8;
-        let r = (s / 9) as i8;
-        if in_a_palace(f, r) {
-            let mut n = 0;
-            let mut i = 0;
-            while i < 4 {
-                let (nf, nr) = (f + d[i].0, r + d[i].1);
-                if on_board(nf, nr) && in_a_palace(nf, nr) && (nr <= 4) == (r <= 4) {
-                    t[s][n] = sq(nf, nr);
-                    n += 1;
-                }
-                i += 1;
-            }
-        }
-        s += 1;
-    }
-    t
-};
+pub(crate) static ADVISOR_STEPS: [[u8; 4]; 90] = palace_steps([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
 
 /// Elephant steps: (destination, eye) pairs that stay on the same half (NONE-padded).
 pub(crate) static ELEPHANT_STEPS: [[(u8, u8); 4]; 90] = {

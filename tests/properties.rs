@@ -164,3 +164,29 @@ fn shape(text: &str) -> String {
         })
         .collect()
 }
+
+#[test]
+fn incremental_zobrist_keys_match_keys_built_from_scratch() {
+    let mut rng = common::Rng::new(3);
+    let mut checked = 0;
+    for fen in common::perft_fens() {
+        let mut pos: Position = fen.parse().unwrap();
+        for _ in 0..200 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[rng.below(moves.len())];
+            let before = pos.clone();
+            let undo = pos.play_unchecked(m);
+            let fresh: Position = pos.to_string().parse().unwrap();
+            assert_eq!(pos.key(), fresh.key(), "after {m} in {before}");
+            assert_ne!(pos.key(), before.key());
+            let mut back = pos.clone();
+            back.undo(m, undo);
+            assert_eq!(back, before);
+            checked += 1;
+        }
+    }
+    assert!(checked > 500);
+}

@@ -21,7 +21,7 @@ use super::index::{self, INDEX_SCHEME, Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::code;
 use crate::material::Material;
-use crate::movegen::Attackers;
+use crate::movegen::{Attackers, Legality};
 use crate::moves::MoveList;
 use crate::piece::{Color, Piece};
 use crate::position::Position;
@@ -354,11 +354,7 @@ impl Solver<'_> {
     /// a capture that holds the draw, a loss when every move is a losing capture, or
     /// `UNCOUNTED`.
     fn initial_code(&self, s: &mut Scratch) -> u8 {
-        s.moves.clear();
-        s.pos.pseudo_moves(&mut s.moves);
-        let legality = s
-            .pos
-            .legality_against(self.attackers[(!s.pos.turn()).index()]);
+        let legality = self.generate_moves(s);
         let mut legal = false;
         let mut quiet = false;
         let mut best_loss: Option<u32> = None;
@@ -403,11 +399,7 @@ impl Solver<'_> {
 
     /// The number of legal quiet moves of the position in `s` (set up by the caller).
     fn quiet_moves(&self, s: &mut Scratch) -> u32 {
-        s.moves.clear();
-        s.pos.pseudo_moves(&mut s.moves);
-        let legality = s
-            .pos
-            .legality_against(self.attackers[(!s.pos.turn()).index()]);
+        let legality = self.generate_moves(s);
         let mut quiet = 0;
         for k in 0..s.moves.len() {
             let m = s.moves[k];
@@ -416,6 +408,16 @@ impl Solver<'_> {
             }
         }
         quiet
+    }
+
+    /// Fills `s.moves` with the pseudo-legal moves of the position in `s` and returns what
+    /// tests their legality.
+    #[inline]
+    fn generate_moves(&self, s: &mut Scratch) -> Legality {
+        s.moves.clear();
+        s.pos.pseudo_moves(&mut s.moves);
+        s.pos
+            .legality_against(self.attackers[(!s.pos.turn()).index()])
     }
 
     /// Decodes an entry into the scratch position.
@@ -619,11 +621,7 @@ impl Solver<'_> {
         if !self.set_up(s, index, turn) {
             return plies;
         }
-        s.moves.clear();
-        s.pos.pseudo_moves(&mut s.moves);
-        let legality = s
-            .pos
-            .legality_against(self.attackers[(!s.pos.turn()).index()]);
+        let legality = self.generate_moves(s);
         let mut longest = plies;
         for k in 0..s.moves.len() {
             let m = s.moves[k];
