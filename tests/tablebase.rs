@@ -306,7 +306,7 @@ proptest! {
     fn positions_find_their_entry(seed in any::<u64>()) {
         let mut rng = common::Rng::new(seed);
         let pos = common::random_position(&mut rng, 9);
-        let pl = canju::tablebase::probe::placement(&pos);
+        let Ok(pl) = canju::tablebase::probe::placement(&pos) else { return Ok(()) };
         if let Some(layout) = Layout::new(pl.material) {
             let n = layout.pieces().len();
             let i = layout.index(&pl.squares[..n]);

@@ -242,6 +242,12 @@ fn damaged_tables_are_one_line_errors() {
     let e = one_line_error(&canju(&["stats", "KRK", "--dir", d.arg()]), 1);
     assert!(e.contains("material is KK"), "{e}");
 
+    // a position with more pieces than any table: an error, not a crash
+    let e = one_line_error(&canju(&["probe", "--dir", d.arg()]), 1);
+    assert!(e.contains("32 pieces"), "{e}");
+    let e = one_line_error(&canju(&["probe", "--generate", "--dir", d.arg()]), 2);
+    assert!(e.contains("32 pieces"), "{e}");
+
     let e = one_line_error(
         &canju(&["stats", "KRK", "--dir", "/nonexistent/canju/tables"]),
         1,

@@ -358,7 +358,10 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
     if a.generate {
         let m = Material::of(&pos).canonical();
         if Layout::new(m).is_none() {
-            return Err(CliError::input(format!("{m}: too many pieces for a table")));
+            return Err(CliError::input(format!(
+                "no table for {m}: {} pieces, canju's tables hold at most 10",
+                m.piece_count()
+            )));
         }
         generate(m, &tb, a.threads)?;
     }

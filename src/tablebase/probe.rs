@@ -133,9 +133,16 @@ pub struct Placement {
     pub turn: Color,
 }
 
-/// Finds the table material and slot placement of a position.
-pub fn placement(pos: &Position) -> Placement {
+/// Finds the table material and slot placement of a position; an error when the position
+/// has more pieces than any table holds.
+pub fn placement(pos: &Position) -> Result<Placement, TableError> {
     let material = Material::of(pos);
+    if material.piece_count() > MAX_PIECES {
+        return Err(TableError::Unsupported(format!(
+            "no table for {material}: {} pieces, canju's tables hold at most {MAX_PIECES}",
+            material.piece_count()
+        )));
+    }
     let flipped = !material.is_canonical();
     let canonical = material.canonical();
     let mut squares = [Square::new(0).expect("a0"); MAX_PIECES];
@@ -156,12 +163,12 @@ pub fn placement(pos: &Position) -> Placement {
         squares[slot] = s;
     }
     let turn = if flipped { !pos.turn() } else { pos.turn() };
-    Placement {
+    Ok(Placement {
         material: canonical,
         flipped,
         squares,
         turn,
-    }
+    })
 }
 
 /// A directory of tables, opened on demand and kept mapped.
@@ -227,7 +234,7 @@ impl Tablebase {
 
     /// The value of a position for the side to move.
     pub fn probe(&self, pos: &Position) -> Result<Value, TableError> {
-        let pl = placement(pos);
+        let pl = placement(pos)?;
         let table = self.table(pl.material)?;
         let n = table.layout().pieces().len();
         let index = table.layout().index(&pl.squares[..n]);
