@@ -173,9 +173,10 @@ pub fn gen_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliR
     let reports = generate(m, &tb, threads)?;
     let built = reports.iter().filter(|r| r.built).count();
     println!(
-        "{m} ({}): {} tables, {built} built, {:.2} s in all, peak {} MB",
+        "{m} ({}): {} table{}, {built} built, {:.2} s in all, peak {} MB",
         m.chinese(),
         reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
         start.elapsed().as_secs_f64(),
         peak_memory().map_or("?".to_string(), |b| (b / (1 << 20)).to_string())
     );

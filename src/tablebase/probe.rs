@@ -210,6 +210,8 @@ impl Tablebase {
         if !path.exists() {
             let hint = if self.dir.is_dir() {
                 String::new()
+            } else if self.dir.exists() {
+                format!(" ({} is not a directory)", self.dir.display())
             } else {
                 format!(" (the directory {} does not exist)", self.dir.display())
             };
