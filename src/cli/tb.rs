@@ -169,8 +169,13 @@ pub fn generate(
 pub fn gen_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
     let m = material_arg(sig)?;
     let tb = Tablebase::new(table_dir(dir));
+    generate_all(m, &tb, threads)
+}
+
+/// Builds a material's tables and closes with one line for the whole job.
+fn generate_all(m: Material, tb: &Tablebase, threads: Option<usize>) -> CliResult {
     let start = Instant::now();
-    let reports = generate(m, &tb, threads)?;
+    let reports = generate(m, tb, threads)?;
     let built = reports.iter().filter(|r| r.built).count();
     println!(
         "{m} ({}): {} table{}, {built} built, {:.2} s in all, peak {} MB",
@@ -421,7 +426,7 @@ pub fn main_job() -> CliResult {
     let dir = table_dir(&None);
     let tb = Tablebase::new(&dir);
     println!("canju: 马兵对士象全 (KNPKAABB) tables in {}", dir.display());
-    generate(m, &tb, None)?;
+    generate_all(m, &tb, None)?;
     println!();
     stats_cmd("KNPKAABB", &Some(dir.clone()), false)?;
     let table = tb.table(m).map_err(table_error)?;
