@@ -236,12 +236,13 @@ impl Position {
     /// Whether `color`'s general is attacked or faces the other general on an open file.
     #[inline]
     pub fn in_check(&self, color: Color) -> bool {
-        general_attacked(
-            self.generals[color.index()].index(),
-            !color,
-            Attackers::ALL,
-            |i| self.board[i],
-        )
+        self.in_check_against(color, Attackers::ALL)
+    }
+
+    /// Every occupied point.
+    #[inline(always)]
+    fn occupancy(&self) -> u128 {
+        self.occupied[0] | self.occupied[1]
     }
 
     /// Precomputes what [`Legality`] needs to test this position's moves and un-moves.
@@ -290,7 +291,7 @@ impl Position {
             sensitive |= MASKS.horse_zone[g];
         }
         Legality {
-            in_check: general_attacked(g, !us, kinds, |i| self.board[i]),
+            in_check: self.in_check_against(us, kinds),
             sensitive,
             kinds,
         }
@@ -300,9 +301,12 @@ impl Position {
     /// `kinds` must include every kind present.
     #[inline]
     pub fn in_check_against(&self, color: Color, kinds: Attackers) -> bool {
-        general_attacked(self.generals[color.index()].index(), !color, kinds, |i| {
-            self.board[i]
-        })
+        let board = Board {
+            occupied: self.occupancy(),
+            enemy_general: self.generals[(!color).index()].index(),
+            at: |i| self.board[i],
+        };
+        general_attacked(self.generals[color.index()].index(), !color, kinds, board)
     }
 
     /// Whether the side to move is in check.
@@ -434,15 +438,20 @@ impl Position {
             self.generals[us.index()].index()
         };
         // Look at the board as it stands after the move, without changing it.
-        !general_attacked(k, !us, kinds, |i| {
-            if i == to {
-                moved
-            } else if i == from {
-                None
-            } else {
-                self.board[i]
-            }
-        })
+        let board = Board {
+            occupied: (self.occupancy() & !(1u128 << from)) | (1u128 << to),
+            enemy_general: self.generals[(!us).index()].index(),
+            at: |i| {
+                if i == to {
+                    moved
+                } else if i == from {
+                    None
+                } else {
+                    self.board[i]
+                }
+            },
+        };
+        !general_attacked(k, !us, kinds, board)
     }
 
     /// Whether the predecessor that an un-move from [`Position::pseudo_unmoves`] leads to
@@ -457,15 +466,25 @@ impl Position {
         let (from, to) = (u.from().index(), u.to().index());
         let moved = self.board[to];
         let us = self.turn;
-        !general_attacked(self.generals[us.index()].index(), !us, kinds, |i| {
-            if i == from {
-                moved
-            } else if i == to {
-                None
-            } else {
-                self.board[i]
-            }
-        })
+        let enemy_general = if moved.map(|p| p.kind) == Some(Kind::General) {
+            from
+        } else {
+            self.generals[(!us).index()].index()
+        };
+        let board = Board {
+            occupied: (self.occupancy() & !(1u128 << to)) | (1u128 << from),
+            enemy_general,
+            at: |i| {
+                if i == from {
+                    moved
+                } else if i == to {
+                    None
+                } else {
+                    self.board[i]
+                }
+            },
+        };
+        !general_attacked(self.generals[us.index()].index(), !us, kinds, board)
     }
 
     /// The legal moves of the side to move.
@@ -623,45 +642,64 @@ pub struct IllegalMove {
 
 /// Whether a general on `k` is attacked by side `by` or faces `by`'s general, on the
 /// board that `at` describes.
+/// A board as `general_attacked` sees it: possibly a position with one move applied in
+/// thought, given by its occupancy, the attacking general's point and a lookup.
+struct Board<F: Fn(usize) -> Option<Piece>> {
+    occupied: u128,
+    enemy_general: usize,
+    at: F,
+}
+
 #[inline(always)]
-fn general_attacked(
+fn general_attacked<F: Fn(usize) -> Option<Piece>>(
     k: usize,
     by: Color,
     kinds: Attackers,
-    at: impl Fn(usize) -> Option<Piece>,
+    board: Board<F>,
 ) -> bool {
-    let chariot = Some(Piece::new(by, Kind::Chariot));
-    let cannon = Some(Piece::new(by, Kind::Cannon));
-    let general = Some(Piece::new(by, Kind::General));
-    // without chariots and cannons only the file towards the other general matters
-    let rays = if kinds.sliders { 4 } else { 2 };
-    for (dir, &len) in RAY_LEN[k].iter().enumerate().take(rays) {
-        let mut s = k;
-        let mut n = len;
-        // first piece on the ray
-        let first = loop {
-            if n == 0 {
-                break None;
-            }
-            n -= 1;
-            s = step(s, dir);
-            if let Some(p) = at(s) {
-                break Some(p);
-            }
-        };
-        let Some(first) = first else { continue };
-        if Some(first) == chariot || (dir < 2 && Some(first) == general) {
-            return true;
-        }
-        // second piece: a cannon behind a screen
-        while n > 0 {
-            n -= 1;
-            s = step(s, dir);
-            if let Some(p) = at(s) {
-                if Some(p) == cannon {
-                    return true;
+    let at = &board.at;
+    if kinds.sliders {
+        let chariot = Some(Piece::new(by, Kind::Chariot));
+        let cannon = Some(Piece::new(by, Kind::Cannon));
+        let general = Some(Piece::new(by, Kind::General));
+        for (dir, &len) in RAY_LEN[k].iter().enumerate() {
+            let mut s = k;
+            let mut n = len;
+            // first piece on the ray
+            let first = loop {
+                if n == 0 {
+                    break None;
                 }
-                break;
+                n -= 1;
+                s = step(s, dir);
+                if let Some(p) = at(s) {
+                    break Some(p);
+                }
+            };
+            let Some(first) = first else { continue };
+            if Some(first) == chariot || (dir < 2 && Some(first) == general) {
+                return true;
+            }
+            // second piece: a cannon behind a screen
+            while n > 0 {
+                n -= 1;
+                s = step(s, dir);
+                if let Some(p) = at(s) {
+                    if Some(p) == cannon {
+                        return true;
+                    }
+                    break;
+                }
+            }
+        }
+    } else {
+        // without chariots and cannons only the other general, along an open file
+        let eg = board.enemy_general;
+        if eg % 9 == k % 9 {
+            let (lo, hi) = (k.min(eg), k.max(eg));
+            let between = (((1u128 << hi) - 1) ^ ((1u128 << (lo + 1)) - 1)) & MASKS.file[k];
+            if board.occupied & between == 0 {
+                return true;
             }
         }
     }
