@@ -73,8 +73,14 @@ impl Progress for Bar {
     }
 
     fn layer(&self, plies: u32, decided: u64) {
+        if plies == 1 {
+            // the forward pass is done; the layers' count is not known in advance
+            self.bar.set_style(
+                ProgressStyle::with_template("{prefix:>10} {spinner} {msg}").expect("template"),
+            );
+        }
         self.bar.set_message(format!(
-            "ply {plies}, {decided} decided, {:.0} s",
+            "retrograde ply {plies}: {decided} positions decided, {:.0} s",
             self.start.elapsed().as_secs_f64()
         ));
     }
@@ -84,7 +90,7 @@ fn progress_for(material: &Material) -> Box<dyn Progress> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(1);
         b.set_style(
-            ProgressStyle::with_template("{prefix:>10} {bar:30} {percent:>3}% {msg}")
+            ProgressStyle::with_template("{prefix:>10} forward pass {bar:30} {percent:>3}%")
                 .expect("template"),
         );
         b.enable_steady_tick(Duration::from_millis(200));
