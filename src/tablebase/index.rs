@@ -449,22 +449,29 @@ impl Layout {
 }
 
 /// The squares of canonical general pair `pair`.
+#[inline]
 pub fn general_pair(pair: u8) -> (Square, Square) {
-    static PAIRS: std::sync::OnceLock<Vec<(Square, Square)>> = std::sync::OnceLock::new();
-    let pairs = PAIRS.get_or_init(|| {
-        let mut v = vec![(Square::new(0).unwrap(), Square::new(0).unwrap()); 45];
-        for r in Square::all() {
-            for b in Square::all() {
-                let (i, m) = GENERAL_PAIRS[r.index()][b.index()];
-                if i != NO && !m {
-                    v[i as usize] = (r, b);
-                }
-            }
-        }
-        v
-    });
-    pairs[pair as usize]
+    let (r, b) = PAIR_SQUARES[pair as usize];
+    (Square::new_unchecked(r), Square::new_unchecked(b))
 }
+
+/// The squares of each canonical general pair, red then black.
+static PAIR_SQUARES: [(u8, u8); GENERAL_PAIR_COUNT as usize] = {
+    let mut t = [(0u8, 0u8); GENERAL_PAIR_COUNT as usize];
+    let mut r = 0;
+    while r < 90 {
+        let mut b = 0;
+        while b < 90 {
+            let (i, m) = GENERAL_PAIRS[r][b];
+            if i != NO && !m {
+                t[i as usize] = (r as u8, b as u8);
+            }
+            b += 1;
+        }
+        r += 1;
+    }
+    t
+};
 
 /// Whether the canonical general pair `pair` is its own mirror image.
 pub fn pair_index_is_symmetric(pair: u64) -> bool {
