@@ -128,11 +128,6 @@ impl Position {
         Square::all().filter_map(|s| self.piece_at(s).map(|p| (s, p)))
     }
 
-    /// How many pieces of this colour and kind are on the board.
-    pub fn count(&self, piece: Piece) -> usize {
-        self.board.iter().filter(|&&p| p == Some(piece)).count()
-    }
-
     /// Plays a move that must be legal in this position (as produced by
     /// [`Position::legal_moves`]) and returns what is needed to take it back.
     #[inline]

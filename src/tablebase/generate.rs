@@ -537,6 +537,23 @@ impl Solver<'_> {
         }
     }
 
+    /// The predecessor events of `child` (see [`Solver::for_each_parent`]) in the scratch
+    /// list, their cells already on their way into the cache. Hand the list back to
+    /// `s.parents` when done with it.
+    fn collect_parents(
+        &self,
+        s: &mut Scratch,
+        child: u64,
+        turn: Color,
+        parents: &[AtomicU8],
+    ) -> Vec<u64> {
+        let mut found = std::mem::take(&mut s.parents);
+        found.clear();
+        self.for_each_parent(s, child, turn, |p| found.push(p));
+        prefetch(parents, &found);
+        found
+    }
+
     /// A loss in plies-1 at `child`: every predecessor wins in `plies` unless it already
     /// wins sooner.
     fn mark_wins(
@@ -549,10 +566,7 @@ impl Solver<'_> {
     ) {
         let win = code::decided(plies);
         self.note_plies(plies);
-        let mut found = std::mem::take(&mut s.parents);
-        found.clear();
-        self.for_each_parent(s, child, turn, |p| found.push(p));
-        prefetch(parents, &found);
+        let found = self.collect_parents(s, child, turn, parents);
         for &p in &found {
             let c = parents[p as usize].load(Relaxed);
             if c == code::DRAW || c >= COUNT || (code::is_win(c) && c > win) {
@@ -572,10 +586,7 @@ impl Solver<'_> {
         parents: &[AtomicU8],
         plies: u32,
     ) {
-        let mut found = std::mem::take(&mut s.parents);
-        found.clear();
-        self.for_each_parent(s, child, turn, |p| found.push(p));
-        prefetch(parents, &found);
+        let found = self.collect_parents(s, child, turn, parents);
         for &p in &found {
             let cell = &parents[p as usize];
             let mut c = cell.load(Relaxed);

@@ -44,40 +44,28 @@ static BINOMIAL: [[u64; 6]; 91] = {
 static GENERAL_PAIRS: [[(u8, bool); 90]; 90] = {
     let mut t = [[(NO, false); 90]; 90];
     let mut next = 0u8;
-    // canonical pairs first, in square order
-    let mut r = 0;
-    while r < 90 {
-        let mut b = 0;
-        while b < 90 {
-            let (rf, rr) = (r % 9, r / 9);
-            let (bf, br) = (b % 9, b / 9);
-            let red_ok = rf >= 3 && rf <= 5 && rr <= 2;
-            let black_ok = bf >= 3 && bf <= 5 && br >= 7;
-            if red_ok && black_ok && (rf < 4 || (rf == 4 && bf <= 4)) {
-                t[r][b] = (next, false);
-                next += 1;
+    // canonical pairs first, in square order; then the mirrored pairs point at their twin
+    let mut pass = 0;
+    while pass < 2 {
+        let mut r = 0;
+        while r < 90 {
+            let mut b = 0;
+            while b < 90 {
+                let (rf, rr) = (r % 9, r / 9);
+                let (bf, br) = (b % 9, b / 9);
+                let in_palaces = rf >= 3 && rf <= 5 && rr <= 2 && bf >= 3 && bf <= 5 && br >= 7;
+                let canonical = rf < 4 || (rf == 4 && bf <= 4);
+                if in_palaces && pass == 0 && canonical {
+                    t[r][b] = (next, false);
+                    next += 1;
+                } else if in_palaces && pass == 1 && !canonical {
+                    t[r][b] = (t[rr * 9 + (8 - rf)][br * 9 + (8 - bf)].0, true);
+                }
+                b += 1;
             }
-            b += 1;
+            r += 1;
         }
-        r += 1;
-    }
-    // the mirrored pairs point at their canonical twin
-    let mut r = 0;
-    while r < 90 {
-        let mut b = 0;
-        while b < 90 {
-            let (rf, rr) = (r % 9, r / 9);
-            let (bf, br) = (b % 9, b / 9);
-            let red_ok = rf >= 3 && rf <= 5 && rr <= 2;
-            let black_ok = bf >= 3 && bf <= 5 && br >= 7;
-            if red_ok && black_ok && t[r][b].0 == NO {
-                let mr = rr * 9 + (8 - rf);
-                let mb = br * 9 + (8 - bf);
-                t[r][b] = (t[mr][mb].0, true);
-            }
-            b += 1;
-        }
-        r += 1;
+        pass += 1;
     }
     t
 };
@@ -381,12 +369,6 @@ impl Layout {
             out[slot] = s;
         }
         Some(used)
-    }
-
-    /// The general pair index of an index (0..45).
-    #[inline]
-    pub fn pair_of(&self, index: u64) -> u64 {
-        index / (self.size / GENERAL_PAIR_COUNT)
     }
 }
 
