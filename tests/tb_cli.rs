@@ -254,3 +254,33 @@ fn damaged_tables_are_one_line_errors() {
     );
     assert!(e.contains("does not exist"), "{e}");
 }
+
+#[test]
+fn a_killed_run_leaves_no_table_that_looks_complete() {
+    let d = TempDir::new("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(["gen", "KNPKAB", "--dir", d.arg(), "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // every table file present is complete and sound
+    for entry in std::fs::read_dir(&d.0).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "ctb") {
+            let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+            let o = canju(&["verify", &name, "--dir", d.arg()]);
+            assert!(o.status.success(), "{name}: {}", err(&o));
+        }
+    }
+    // and a new run finishes the job
+    let o = canju(&["gen", "KNPKAB", "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        out(&o).contains("KNPKAB (马兵对士象): 16 tables"),
+        "{}",
+        out(&o)
+    );
+}
