@@ -46,6 +46,7 @@ pub fn build(
             out.push(r);
             continue;
         }
+        remove_stale_temporaries(&path);
         let p = progress(&m);
         let solved = solve(m, tb, p.as_ref())?;
         drop(p);
@@ -61,4 +62,28 @@ pub fn build(
         out.push(r);
     }
     Ok(out)
+}
+
+/// Removes temporary files that a killed run left for this table (`NAME.ctb.tmpPID`, where
+/// process PID no longer runs). Only where /proc tells which processes run.
+fn remove_stale_temporaries(path: &std::path::Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let prefix = format!("{}.tmp", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !std::path::Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
