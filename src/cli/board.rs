@@ -8,7 +8,7 @@ use canju::render::terminal;
 
 use super::{CliError, CliResult, position_arg};
 
-fn board_style(ascii: bool) -> terminal::Style {
+pub fn board_style(ascii: bool) -> terminal::Style {
     let tty = std::io::stdout().is_terminal();
     terminal::Style {
         chinese: !ascii && tty,

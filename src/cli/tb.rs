@@ -403,6 +403,10 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
         );
         return Ok(());
     }
+    print!(
+        "{}",
+        canju::render::terminal::board(&pos, super::board::board_style(false))
+    );
     print_probe(&pos, value, &moves, a.notation);
     Ok(())
 }
@@ -417,11 +421,11 @@ pub fn print_probe(
     println!("{pos}");
     println!("{} to move: {}", pos.turn(), verdict_text(value));
     for r in moves {
-        println!(
-            "  {:<8} {}",
-            notation::format_move(pos, r.mv, notation, Style::default()),
-            verdict_text(r.value)
-        );
+        let text = notation::format_move(pos, r.mv, notation, Style::default());
+        // pad by display width: Chinese characters take two columns
+        let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
+        let pad = " ".repeat(10usize.saturating_sub(width));
+        println!("  {text}{pad}{}", verdict_text(r.value));
     }
 }
 
