@@ -3,6 +3,30 @@
 //! The rules engine ([`Position`], FEN, legal moves and un-moves, perft) is the base that
 //! the tablebase generator and the trainer stand on. Coordinates follow ICCS: files `a`..`i`
 //! from red's left, ranks `0`..`9` from red's back rank.
+//!
+//! ```
+//! use canju::Position;
+//! use canju::notation::{format_move, parse_move, Notation, Style};
+//!
+//! let pos = Position::start();
+//! assert_eq!(pos.legal_moves().len(), 44);
+//! let m = parse_move(&pos, "炮二平五").unwrap();
+//! assert_eq!(m.to_string(), "h2e2");
+//! assert_eq!(format_move(&pos, m, Notation::Wxf, Style::default()), "C2.5");
+//! assert_eq!(canju::perft::perft(&mut pos.clone(), 2), 1920);
+//! ```
+//!
+//! Tables are built with [`tablebase::build::build`] and probed through
+//! [`tablebase::Tablebase`]:
+//!
+//! ```no_run
+//! use canju::tablebase::Tablebase;
+//!
+//! let tb = Tablebase::new("tablebases");
+//! let pos: canju::Position = "3k5/4a4/4b4/9/9/9/4P4/9/4N4/4K4 w".parse().unwrap();
+//! let value = tb.probe(&pos).unwrap(); // after `canju gen KNPKAB`
+//! println!("{value}");
+//! ```
 
 pub mod fen;
 pub mod material;
