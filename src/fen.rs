@@ -195,7 +195,7 @@ pub(crate) fn validate(
     if pos.generals_facing() {
         return Err(FenError::GeneralsFacing(turn));
     }
-    if pos.is_attacked(pos.general(other), turn) {
+    if pos.in_check(other) {
         return Err(FenError::SideNotToMoveInCheck {
             checked: other,
             to_move: turn,

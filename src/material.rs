@@ -188,14 +188,20 @@ impl Material {
         out
     }
 
+    /// This material after `piece` is captured (colours kept as they are). The piece must
+    /// be present and not a general.
+    pub fn without(&self, piece: Piece) -> Material {
+        let mut m = *self;
+        m.side_mut(piece.color).counts[piece.kind.index()] -= 1;
+        m
+    }
+
     /// The materials one capture away (canonical, deduplicated, in signature order).
     pub fn captures(&self) -> Vec<Material> {
         let mut out: Vec<Material> = Vec::new();
         for color in Color::ALL {
             for (k, _) in self.side(color).groups() {
-                let mut m = *self;
-                m.side_mut(color).counts[k.index()] -= 1;
-                let c = m.canonical();
+                let c = self.without(Piece::new(color, k)).canonical();
                 if !out.contains(&c) {
                     out.push(c);
                 }

@@ -93,26 +93,23 @@ pub struct Legality {
 }
 
 impl Legality {
+    /// Whether a move or un-move between these points is surely harmless to the general.
+    #[inline(always)]
+    fn harmless(&self, m: Move) -> bool {
+        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+        !self.in_check && self.sensitive & touched == 0
+    }
+
     /// Whether a pseudo-legal move (from [`Position::pseudo_moves`]) is legal.
     #[inline(always)]
     pub fn move_is_legal(&self, pos: &Position, m: Move) -> bool {
-        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
-        if !self.in_check && self.sensitive & touched == 0 {
-            true
-        } else {
-            pos.is_legal_pseudo_against(m, self.kinds)
-        }
+        self.harmless(m) || pos.is_legal_pseudo_against(m, self.kinds)
     }
 
     /// Whether an un-move (from [`Position::pseudo_unmoves`]) leads to a legal position.
     #[inline(always)]
     pub fn unmove_is_legal(&self, pos: &Position, u: Move) -> bool {
-        let touched = (1u128 << u.from().index()) | (1u128 << u.to().index());
-        if !self.in_check && self.sensitive & touched == 0 {
-            true
-        } else {
-            pos.is_legal_unmove_against(u, self.kinds)
-        }
+        self.harmless(u) || pos.is_legal_unmove_against(u, self.kinds)
     }
 }
 
@@ -165,72 +162,6 @@ impl Position {
             i += 9;
         }
         true
-    }
-
-    /// Whether a piece of side `by` attacks `target` (could capture a piece standing there).
-    /// The flying-general rule is not an attack here; see [`Position::in_check`].
-    pub fn is_attacked(&self, target: Square, by: Color) -> bool {
-        let t = target.index();
-        let chariot = Some(Piece::new(by, Kind::Chariot));
-        let cannon = Some(Piece::new(by, Kind::Cannon));
-        for (dir, &len) in RAY_LEN[t].iter().enumerate() {
-            let mut s = t;
-            let mut screens = 0;
-            for _ in 0..len {
-                s = step(s, dir);
-                if let Some(p) = self.at(s) {
-                    if screens == 0 {
-                        if Some(p) == chariot {
-                            return true;
-                        }
-                        screens = 1;
-                    } else {
-                        if Some(p) == cannon {
-                            return true;
-                        }
-                        break;
-                    }
-                }
-            }
-        }
-        let horse = Some(Piece::new(by, Kind::Horse));
-        for &(from, leg) in &HORSE_SOURCES[t] {
-            if from == NONE {
-                break;
-            }
-            if self.at(from as usize) == horse && self.is_empty_at(leg as usize) {
-                return true;
-            }
-        }
-        let soldier = Some(Piece::new(by, Kind::Soldier));
-        if let Some(s) = target.offset(0, -by.forward())
-            && self.piece_at(s) == soldier
-        {
-            return true;
-        }
-        if !target.on_own_half(by) {
-            for df in [-1, 1] {
-                if let Some(s) = target.offset(df, 0)
-                    && self.piece_at(s) == soldier
-                {
-                    return true;
-                }
-            }
-        }
-        let steppers = [
-            (Kind::General, &GENERAL_STEPS[t]),
-            (Kind::Advisor, &ADVISOR_STEPS[t]),
-        ];
-        for (kind, steps) in steppers {
-            let p = Some(Piece::new(by, kind));
-            if steps.iter().any(|&s| s != NONE && self.at(s as usize) == p) {
-                return true;
-            }
-        }
-        let elephant = Some(Piece::new(by, Kind::Elephant));
-        ELEPHANT_STEPS[t].iter().any(|&(s, eye)| {
-            s != NONE && self.at(s as usize) == elephant && self.is_empty_at(eye as usize)
-        })
     }
 
     /// Whether `color`'s general is attacked or faces the other general on an open file.

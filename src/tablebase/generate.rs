@@ -130,13 +130,7 @@ pub fn solve(
             continue;
         }
         let rest: Vec<usize> = (0..pieces.len()).filter(|&i| i != j).collect();
-        let mut child = Material::new(Default::default(), Default::default());
-        for &i in &rest {
-            let q = pieces[i];
-            if q.kind != crate::piece::Kind::General {
-                child = add_piece(child, q);
-            }
-        }
+        let child = material.without(*p);
         let flipped = !child.is_canonical();
         let table = tb.table(child.canonical())?;
         // slot order of the sub-table: its red side first
@@ -211,17 +205,6 @@ fn attackers_of(side: crate::material::Side) -> Attackers {
         horses: side.count(Kind::Horse) > 0,
         soldiers: side.count(Kind::Soldier) > 0,
     }
-}
-
-fn add_piece(mut m: Material, p: Piece) -> Material {
-    let mut red = m.red;
-    let mut black = m.black;
-    match p.color {
-        Color::Red => red.add(p.kind),
-        Color::Black => black.add(p.kind),
-    }
-    m = Material::new(red, black);
-    m
 }
 
 impl Solver<'_> {

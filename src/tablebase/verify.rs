@@ -50,6 +50,8 @@ pub fn verify(
     let done = AtomicU64::new(0);
     // the lowest failing index wins, so the report does not depend on thread timing
     let first: Mutex<Option<(u64, VerifyError)>> = Mutex::new(None);
+    // lock-free copy of the lowest failing index so far, read for every entry
+    let lowest = AtomicU64::new(u64::MAX);
     (0..chunks).into_par_iter().for_each(|chunk| {
         let start = chunk * CHUNK;
         let end = (start + CHUNK).min(layout.size());
@@ -57,9 +59,7 @@ pub fn verify(
         let mut pos = Position::scratch();
         let mut count = 0;
         for index in start..end {
-            if let Some((i, _)) = &*first.lock().expect("lock")
-                && *i < index
-            {
+            if lowest.load(Relaxed) < index {
                 return;
             }
             let placed = layout.squares(index, &mut squares).is_some();
@@ -90,6 +90,7 @@ pub fn verify(
                         let mut f = first.lock().expect("lock");
                         if f.as_ref().is_none_or(|(i, _)| index < *i) {
                             *f = Some((index, e));
+                            lowest.fetch_min(index, Relaxed);
                         }
                         return;
                     }
