@@ -21,7 +21,7 @@ fn bench_generate(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(std::time::Duration::from_secs(40));
     group.bench_function("KNPKAB", |b| {
-        b.iter(|| solve(target, &tb, &Silent).unwrap().header.body_checksum)
+        b.iter(|| solve(target, &tb, &Silent).unwrap().header.sides[0].win)
     });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);

@@ -50,8 +50,10 @@ pub enum FenError {
         kind: &'static str,
         square: Square,
     },
-    #[error("the generals face each other on an open file, but {0} is to move")]
-    GeneralsFacing(Color),
+    #[error(
+        "the generals face each other on file {0} with nothing between them (flying general: a position no game reaches)"
+    )]
+    GeneralsFacing(crate::square::File),
     #[error("{checked} is in check, but {to_move} is to move")]
     SideNotToMoveInCheck { checked: Color, to_move: Color },
 }
@@ -102,14 +104,14 @@ pub fn parse(fen: &str) -> Result<Position, FenError> {
             Some(t) => t
                 .parse::<u32>()
                 .ok()
-                .filter(|&n| n >= min && n < 1_000_000)
+                .filter(|&n| n >= min && n <= crate::position::MAX_MOVE_COUNTER)
                 .ok_or_else(|| FenError::Field {
                     field: i + 1,
                     text: t.to_string(),
                     expected: if min == 0 {
-                        "a ply count (0 or more)"
+                        "a ply count from 0 to 999999"
                     } else {
-                        "a move number (1 or more)"
+                        "a move number from 1 to 999999"
                     },
                 }),
         }
@@ -193,7 +195,7 @@ pub(crate) fn validate(
     let pos = Position::from_parts(board, turn, halfmoves, fullmoves);
     let other = !turn;
     if pos.generals_facing() {
-        return Err(FenError::GeneralsFacing(turn));
+        return Err(FenError::GeneralsFacing(pos.general(Color::Red).file()));
     }
     if pos.in_check(other) {
         return Err(FenError::SideNotToMoveInCheck {

@@ -32,8 +32,24 @@ impl Side {
         self.counts[kind.index()]
     }
 
+    /// Adds a piece; counts stop at 255 (never wrap), and a count above the rules'
+    /// limit is refused by the parsers.
     pub fn add(&mut self, kind: Kind) {
-        self.counts[kind.index()] += 1;
+        let c = &mut self.counts[kind.index()];
+        *c = c.saturating_add(1);
+    }
+
+    /// Adds a piece if the side may have one more of its kind.
+    fn add_checked(&mut self, kind: Kind, text: &str) -> Result<(), MaterialError> {
+        if self.count(kind) >= kind.max_count() {
+            return Err(MaterialError::TooMany {
+                text: shown(text),
+                kind: kind.name(),
+                max: kind.max_count(),
+            });
+        }
+        self.add(kind);
+        Ok(())
     }
 
     /// Pieces besides the general.
@@ -100,11 +116,10 @@ pub enum MaterialError {
     Sides(String),
     #[error("'{text}': unknown piece '{piece}' (letters K A B/E N/H R C P, or Chinese names)")]
     UnknownPiece { text: String, piece: String },
-    #[error("'{text}': a side has {count} {kind}s, at most {max} allowed")]
+    #[error("'{text}': a side has more than {max} {kind}s, at most {max} allowed")]
     TooMany {
         text: String,
         kind: &'static str,
-        count: u8,
         max: u8,
     },
     #[error(
@@ -307,19 +322,19 @@ impl FromStr for Material {
         } else {
             parse_chinese(t)?
         };
-        for side in [m.red, m.black] {
-            for k in Kind::ALL.iter().skip(1) {
-                if side.count(*k) > k.max_count() {
-                    return Err(MaterialError::TooMany {
-                        text: t.to_string(),
-                        kind: k.name(),
-                        count: side.count(*k),
-                        max: k.max_count(),
-                    });
-                }
-            }
-        }
         Ok(m)
+    }
+}
+
+/// The user's text as quoted in a message: cut after 40 characters.
+fn shown(text: &str) -> String {
+    const MAX: usize = 40;
+    if text.chars().count() <= MAX {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(MAX).collect();
+        s.push('…');
+        s
     }
 }
 
@@ -327,17 +342,17 @@ fn parse_letters(t: &str) -> Result<Material, MaterialError> {
     let up = t.to_ascii_uppercase();
     let chars: Vec<char> = up.chars().collect();
     if chars.first() != Some(&'K') || chars.iter().filter(|&&c| c == 'K').count() != 2 {
-        return Err(MaterialError::Sides(t.to_string()));
+        return Err(MaterialError::Sides(shown(t)));
     }
     let mut sides = [Side::default(), Side::default()];
     let mut current = 0usize;
     for (i, &c) in chars.iter().enumerate() {
         match Kind::from_letter(c) {
             Some(Kind::General) => current = if i == 0 { 0 } else { 1 },
-            Some(k) => sides[current].add(k),
+            Some(k) => sides[current].add_checked(k, t)?,
             None => {
                 return Err(MaterialError::UnknownPiece {
-                    text: t.to_string(),
+                    text: shown(t),
                     piece: c.to_string(),
                 });
             }
@@ -348,14 +363,17 @@ fn parse_letters(t: &str) -> Result<Material, MaterialError> {
 
 fn parse_chinese(t: &str) -> Result<Material, MaterialError> {
     let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
-    let lower = compact.to_lowercase();
-    let parts: Vec<String> = if let Some(i) = lower.find("vs") {
-        vec![compact[..i].to_string(), compact[i + 2..].to_string()]
+    let chars: Vec<char> = compact.chars().collect();
+    let vs = chars
+        .windows(2)
+        .position(|w| w[0].eq_ignore_ascii_case(&'v') && w[1].eq_ignore_ascii_case(&'s'));
+    let parts: Vec<String> = if let Some(i) = vs {
+        vec![chars[..i].iter().collect(), chars[i + 2..].iter().collect()]
     } else {
         compact.split(['对', '對']).map(str::to_string).collect()
     };
     if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
-        return Err(MaterialError::NoSeparator(t.to_string()));
+        return Err(MaterialError::NoSeparator(shown(t)));
     }
     let red = parse_chinese_side(t, &parts[0])?;
     let black = parse_chinese_side(t, &parts[1])?;
@@ -390,7 +408,7 @@ fn parse_chinese_side(whole: &str, text: &str) -> Result<Side, MaterialError> {
     ] {
         if let Some(i) = rest.find(word) {
             for &k in kinds {
-                side.add(k);
+                side.add_checked(k, whole)?;
             }
             let mut s = rest[..i].to_string();
             s.push_str(&rest[i + word.len()..]);
@@ -427,7 +445,7 @@ fn parse_pieces(whole: &str, text: &str, mut side: Side) -> Result<Side, Materia
         }
         if "高低底老边中".contains(c) {
             return Err(MaterialError::PositionClass {
-                text: whole.to_string(),
+                text: shown(whole),
                 word: c.to_string(),
             });
         }
@@ -435,12 +453,12 @@ fn parse_pieces(whole: &str, text: &str, mut side: Side) -> Result<Side, Materia
             Some(Kind::General) => {}
             Some(k) => {
                 for _ in 0..count.take().unwrap_or(1) {
-                    side.add(k);
+                    side.add_checked(k, whole)?;
                 }
             }
             None => {
                 return Err(MaterialError::UnknownPiece {
-                    text: whole.to_string(),
+                    text: shown(whole),
                     piece: c.to_string(),
                 });
             }
@@ -479,8 +497,25 @@ mod tests {
     fn bad_names_are_errors() {
         let e = |s: &str| s.parse::<Material>().unwrap_err().to_string();
         assert!(e("高兵对单士").contains("describes where a piece stands"));
-        assert!(e("三马对士象全").contains("3 horses, at most 2"));
-        assert!(e("KNNNK").contains("3 horses"));
+        assert!(e("三马对士象全").contains("more than 2 horses, at most 2"));
+        assert!(e("KNNNK").contains("more than 2 horses"));
+        // counts never wrap: 256 chariots are not none
+        let many = format!("K{}K", "R".repeat(256));
+        assert!(e(&many).contains("more than 2 chariots"), "{}", e(&many));
+        assert!(
+            e(&many).chars().count() < 100,
+            "the text is cut: {}",
+            e(&many)
+        );
+        assert!(e("KPPPPPPK").contains("more than 5 soldiers"));
+        assert!(e("车车车对士").contains("more than 2 chariots"));
+        // case folding that changes byte lengths never splits a character
+        assert!(e("Ⱥ马vs兵").contains("unknown piece 'Ⱥ'"));
+        assert!(e("马VSȺ").contains("unknown piece 'Ⱥ'"));
+        assert_eq!(
+            "马兵 VS 士象全".parse::<Material>().unwrap().to_string(),
+            "KNPKAABB"
+        );
         assert!(e("KXK").contains("unknown piece 'X'"));
         assert!(e("NPKAABB").contains("two sides"));
         assert!(e("马兵士象全").contains("对 or vs"));

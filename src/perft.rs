@@ -28,14 +28,18 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     nodes
 }
 
-/// perft split by first move: each legal move with the count below it (depth ≥ 1).
+/// perft split by first move: each legal move with the count below it. At depth 0 there
+/// is no first move: the list is empty (and [`perft`] is 1).
 pub fn divide(pos: &mut Position, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
     let moves = pos.legal_moves();
     moves
         .iter()
         .map(|&m| {
             let undo = pos.play_unchecked(m);
-            let n = perft(pos, depth.saturating_sub(1));
+            let n = perft(pos, depth - 1);
             pos.undo(m, undo);
             (m, n)
         })

@@ -27,7 +27,12 @@ pub struct Position {
 pub struct Undo {
     pub captured: Option<Piece>,
     halfmoves: u32,
+    fullmoves: u32,
 }
+
+/// The largest ply count and move number a position keeps (and FEN reads): counting stops
+/// there, so that every FEN canju writes is one it reads.
+pub const MAX_MOVE_COUNTER: u32 = 999_999;
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -138,12 +143,13 @@ impl Position {
         let undo = Undo {
             captured,
             halfmoves: self.halfmoves,
+            fullmoves: self.fullmoves,
         };
         let mut key = self.key ^ zobrist(piece, from) ^ zobrist(piece, to) ^ ZOBRIST_BLACK;
         if let Some(c) = captured {
             key ^= zobrist(c, to);
             self.halfmoves = 0;
-        } else {
+        } else if self.halfmoves < MAX_MOVE_COUNTER {
             self.halfmoves += 1;
         }
         self.board[to.index()] = Some(piece);
@@ -155,7 +161,7 @@ impl Position {
         if piece.kind == Kind::General {
             self.generals[piece.color.index()] = to;
         }
-        if self.turn == Color::Black {
+        if self.turn == Color::Black && self.fullmoves < MAX_MOVE_COUNTER {
             self.fullmoves += 1;
         }
         self.turn = !self.turn;
@@ -182,9 +188,7 @@ impl Position {
             self.generals[piece.color.index()] = from;
         }
         self.turn = !self.turn;
-        if self.turn == Color::Black {
-            self.fullmoves -= 1;
-        }
+        self.fullmoves = undo.fullmoves;
         self.halfmoves = undo.halfmoves;
         self.key = key;
     }

@@ -3,8 +3,9 @@
 
 mod common;
 
+use common::{TempDir, build_into};
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use canju::material::Material;
 use canju::tablebase::build::build;
@@ -13,31 +14,6 @@ use canju::tablebase::index::{Layout, MAX_PIECES};
 use canju::tablebase::{Tablebase, Value, verify};
 use canju::{Color, Piece, Position, Setup, Square};
 use proptest::prelude::*;
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("canju-test-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn build_into(dir: &TempDir, name: &str) -> Tablebase {
-    let tb = Tablebase::new(&dir.0);
-    let m: Material = name.parse().unwrap();
-    build(m.canonical(), &tb, &|_| Box::new(Silent), &mut |_| {}).unwrap();
-    tb
-}
 
 /// Every legal position of a material, by placing the pieces on every allowed point.
 fn all_positions(material: &Material) -> Vec<Position> {
@@ -209,15 +185,16 @@ fn verifier_accepts_built_tables_and_rejects_a_tampered_one() {
         let n = verify::verify(&t, &tb, &|_, _| {}).unwrap();
         assert!(n > 0);
     }
-    // Change one decided entry and fix the checksum: verify must name the position.
-    let path = dir.0.join("KNKA.ctb");
-    let mut bytes = std::fs::read(&path).unwrap();
+    // Change one decided entry and write the file anew through the format (all checksums
+    // sound): only the verifier's own check can find it, and it must name the position.
     let t = tb.table("KNKA".parse().unwrap()).unwrap();
-    let body = bytes.len() - 2 * t.header().entries as usize;
-    let i = (body..bytes.len()).find(|&i| bytes[i] == 5).unwrap(); // a win in 3
-    bytes[i] = 7; // now claims a win in 5
-    let header_bytes = tamper_checksum(&bytes, body);
-    std::fs::write(&path, header_bytes).unwrap();
+    let mut red = t.checked_side(canju::Color::Red).unwrap().to_vec();
+    let black = t.checked_side(canju::Color::Black).unwrap().to_vec();
+    let header = t.header().clone();
+    drop(t);
+    let i = red.iter().position(|&c| c == 5).unwrap(); // a win in 3
+    red[i] = 7; // now claims a win in 5
+    canju::tablebase::format::write(&dir.0.join("KNKA.ctb"), &header, &red, &black).unwrap();
     let fresh = Tablebase::new(&dir.0);
     let t = fresh.table("KNKA".parse().unwrap()).unwrap();
     let e = verify::verify(&t, &fresh, &|_, _| {})
@@ -225,20 +202,6 @@ fn verifier_accepts_built_tables_and_rejects_a_tampered_one() {
         .to_string();
     assert!(e.contains("KNKA: entry"), "{e}");
     assert!(e.contains(" w - - 0 1") || e.contains(" b - - 0 1"), "{e}");
-}
-
-/// Rewrites the header's checksum to match a changed body (the checksum is the last 4
-/// bytes of the bincode header, fixed-width little endian).
-fn tamper_checksum(bytes: &[u8], body: usize) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    let len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
-    let crc = {
-        let mut h = crc32fast::Hasher::new();
-        h.update(&bytes[body..]);
-        h.finalize()
-    };
-    out[12 + len - 4..12 + len].copy_from_slice(&crc.to_le_bytes());
-    out
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn gen_builds_dependencies_first_then_keeps_them() {
 fn bad_material_names_are_one_line_errors() {
     for (name, needle) in [
         ("高兵对单士", "describes where a piece stands"),
-        ("三马对士象全", "3 horses"),
+        ("三马对士象全", "more than 2 horses"),
         ("KXK", "unknown piece 'X'"),
         ("KRRNNCCPPPPPKRRNNCCPPPPP", "more pieces than"),
     ] {
@@ -105,7 +105,24 @@ fn deps_lists_build_order() {
 
 #[test]
 fn info_counts_legal_positions() {
-    let o = canju(&["info", "KRK"]);
+    // without a table and without --count: sizes at once, no counting
+    let d = TempDir::new("info");
+    let o = canju(&["info", "KRK", "--dir", d.arg()]);
+    let text = out(&o);
+    assert!(
+        text.contains("index size: 4,050 per side to move"),
+        "{text}"
+    );
+    assert!(text.contains("run `canju info KRK --count`"), "{text}");
+    // with a table: the counts from its header
+    assert!(canju(&["gen", "KRK", "--dir", d.arg()]).status.success());
+    let o = canju(&["info", "KRK", "--dir", d.arg()]);
+    assert!(
+        out(&o).contains("legal positions, red to move: 3,834"),
+        "{}",
+        out(&o)
+    );
+    let o = canju(&["info", "KRK", "--count"]);
     let text = out(&o);
     assert!(
         text.contains("index size: 4,050 per side to move"),

@@ -18,7 +18,7 @@ pub fn board_style(ascii: bool) -> terminal::Style {
 
 pub fn show(fen: &Option<OsString>, ascii: bool) -> CliResult {
     let pos = position_arg(fen)?;
-    print!("{}", terminal::board(&pos, board_style(ascii)));
+    out!("{}", terminal::board(&pos, board_style(ascii)));
     Ok(())
 }
 
@@ -47,13 +47,13 @@ pub fn moves(
                 chinese: notation::format_move(&pos, m, Notation::Chinese, style),
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&list).map_err(CliError::input)?
         );
     } else {
         for &m in legal.iter() {
-            println!("{}", notation::format_move(&pos, m, notation, style));
+            outln!("{}", notation::format_move(&pos, m, notation, style));
         }
     }
     Ok(())
@@ -66,6 +66,6 @@ pub fn apply(fen: &Option<OsString>, moves: &[String]) -> CliResult {
             .map_err(|e| CliError::input(format!("move {} {e}", i + 1)))?;
         pos.play_unchecked(m);
     }
-    println!("{pos}");
+    outln!("{pos}");
     Ok(())
 }

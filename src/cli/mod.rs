@@ -1,6 +1,9 @@
 //! The command line: clap definitions and one module per command group. No game logic
 //! lives here; commands call the library and print.
 
+#[macro_use]
+mod output;
+
 mod board;
 mod perft;
 mod tb;
@@ -71,9 +74,15 @@ enum Command {
     },
     /// List the endgames a material falls into after captures, in build order.
     Deps { material: String },
-    /// Index size and number of legal positions of a material.
+    /// Index size and table size of a material at once; legal positions from its table, or
+    /// counted with --count.
     Info {
         material: String,
+        /// Count the legal positions when the table is not built (a pass over the index).
+        #[arg(long)]
+        count: bool,
+        #[arg(long)]
+        dir: Option<PathBuf>,
         #[arg(long)]
         threads: Option<usize>,
     },
@@ -167,7 +176,12 @@ pub fn run() -> ExitCode {
             threads,
         }) => tb::gen_cmd(&material, &dir, threads),
         Some(Command::Deps { material }) => tb::deps_cmd(&material),
-        Some(Command::Info { material, threads }) => tb::info_cmd(&material, threads),
+        Some(Command::Info {
+            material,
+            count,
+            dir,
+            threads,
+        }) => tb::info_cmd(&material, &dir, count, threads),
         Some(Command::Probe {
             fen,
             notation,
@@ -194,10 +208,11 @@ pub fn run() -> ExitCode {
             threads,
         }) => tb::verify_cmd(&material, &dir, threads),
     };
+    output::flush();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("canju: error: {}", e.message);
+            errln!("canju: error: {}", e.message);
             ExitCode::from(e.code)
         }
     }

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use canju::material::Material;
 use canju::notation::{self, Notation, Style};
-use canju::tablebase::build::{Report, build};
+use canju::tablebase::build::{Outcome, Report, build};
 use canju::tablebase::generate::Progress;
 use canju::tablebase::index::Layout;
 use canju::tablebase::{Tablebase, Value, stats, verify};
@@ -17,12 +17,22 @@ use canju::{Color, Position};
 
 use super::{CliError, CliResult, position_arg};
 
-/// The table directory: `--dir`, else `CANJU_TB_DIR`, else `tablebases`.
-pub fn table_dir(dir: &Option<PathBuf>) -> PathBuf {
-    dir.clone()
-        .or_else(|| std::env::var_os("CANJU_TB_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("tablebases"))
+/// The table directory: `--dir`, else `CANJU_TB_DIR` (unless empty), else `tablebases`.
+pub fn table_dir(dir: &Option<PathBuf>) -> Result<PathBuf, CliError> {
+    if let Some(d) = dir {
+        if d.as_os_str().is_empty() {
+            return Err(CliError::input("--dir: an empty path; name a directory"));
+        }
+        return Ok(d.clone());
+    }
+    Ok(std::env::var_os("CANJU_TB_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("tablebases")))
 }
+
+/// The most worker threads `--threads` takes.
+pub const MAX_THREADS: usize = 256;
 
 pub fn material_arg(text: &str) -> Result<Material, CliError> {
     let m: Material = text.parse().map_err(CliError::input)?;
@@ -37,8 +47,11 @@ pub fn material_arg(text: &str) -> Result<Material, CliError> {
 fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
-        if n == 0 {
-            return Err(CliError::input("--threads must be at least 1"));
+        if n == 0 || n > MAX_THREADS {
+            return Err(CliError::input(format!(
+                "--threads {n}: between 1 and {MAX_THREADS} (this machine has {} cores)",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            )));
         }
         b = b.num_threads(n);
     }
@@ -148,7 +161,11 @@ fn summary(r: &Report) -> String {
     format!(
         "{:<9} {:<7} {} positions: {}, {}; longest win {longest}; {:.2} s; {} MB",
         r.material.to_string(),
-        if r.built { "built" } else { "present" },
+        match r.outcome {
+            Outcome::Built => "built",
+            Outcome::Present => "present",
+            Outcome::Converted => "converted",
+        },
         short(legal),
         side(Color::Red),
         side(Color::Black),
@@ -166,7 +183,7 @@ pub fn generate(
     let pool = thread_pool(threads)?;
     pool.install(|| {
         build(material, tb, &progress_for, &mut |r| {
-            println!("{}", summary(r))
+            outln!("{}", summary(r))
         })
     })
     .map_err(table_error)
@@ -174,7 +191,7 @@ pub fn generate(
 
 pub fn gen_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
     let m = material_arg(sig)?;
-    let tb = Tablebase::new(table_dir(dir));
+    let tb = Tablebase::new(table_dir(dir)?);
     generate_all(m, &tb, threads)
 }
 
@@ -182,8 +199,11 @@ pub fn gen_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliR
 fn generate_all(m: Material, tb: &Tablebase, threads: Option<usize>) -> CliResult {
     let start = Instant::now();
     let reports = generate(m, tb, threads)?;
-    let built = reports.iter().filter(|r| r.built).count();
-    println!(
+    let built = reports
+        .iter()
+        .filter(|r| r.outcome == Outcome::Built)
+        .count();
+    outln!(
         "{m} ({}): {} table{}, {built} built, {:.2} s in all, peak {} MB",
         m.chinese(),
         reports.len(),
@@ -197,21 +217,90 @@ fn generate_all(m: Material, tb: &Tablebase, threads: Option<usize>) -> CliResul
 pub fn deps_cmd(sig: &str) -> CliResult {
     let m = material_arg(sig)?;
     for d in m.build_order() {
-        println!("{d} {}", d.chinese());
+        outln!("{d} {}", d.chinese());
     }
     Ok(())
 }
 
-pub fn info_cmd(sig: &str, threads: Option<usize>) -> CliResult {
+/// `canju info`: what a material's table is, at once; the legal positions from the table
+/// when it is built, or counted on request (`--count`, with progress).
+pub fn info_cmd(
+    sig: &str,
+    dir: &Option<PathBuf>,
+    count: bool,
+    threads: Option<usize>,
+) -> CliResult {
     let m = material_arg(sig)?;
     let layout = Layout::new(m).expect("checked");
-    let pool = thread_pool(threads)?;
-    let legal = pool.install(|| stats::count_legal(&layout));
-    println!("material: {m} ({})", m.chinese());
-    println!("index size: {} per side to move", thousands(layout.size()));
-    println!("legal positions, red to move: {}", thousands(legal[0]));
-    println!("legal positions, black to move: {}", thousands(legal[1]));
+    let dir = table_dir(dir)?;
+    let tb = Tablebase::new(&dir);
+    outln!("material: {m} ({})", m.chinese());
+    outln!("pieces: {}", m.piece_count());
+    outln!("index size: {} per side to move", thousands(layout.size()));
+    outln!(
+        "table file: about {} (one byte per entry and side to move)",
+        bytes_text(2 * layout.size())
+    );
+    outln!("tables to build with it: {}", m.build_order().len());
+    let path = tb.path_of(&m);
+    let legal = if path.exists() {
+        let table = tb.table(m).map_err(table_error)?;
+        outln!("table: {} (built)", path.display());
+        let h = table.header();
+        Some([h.sides[0].legal, h.sides[1].legal])
+    } else {
+        outln!("table: not built in {}", dir.display());
+        None
+    };
+    let legal = match (legal, count) {
+        (Some(l), _) => Some(l),
+        (None, true) => {
+            let pool = thread_pool(threads)?;
+            let bar = progress_bar("counting");
+            let l = pool.install(|| {
+                stats::count_legal_with_progress(&layout, &|done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                })
+            });
+            bar.finish_and_clear();
+            Some(l)
+        }
+        (None, false) => None,
+    };
+    match legal {
+        Some(l) => {
+            outln!("legal positions, red to move: {}", thousands(l[0]));
+            outln!("legal positions, black to move: {}", thousands(l[1]));
+        }
+        None => outln!("legal positions: run `canju info {m} --count` to count them"),
+    }
     Ok(())
+}
+
+/// A byte count in B, KB, MB or GB.
+fn bytes_text(n: u64) -> String {
+    match n {
+        0..10_000 => format!("{n} B"),
+        10_000..10_000_000 => format!("{:.0} KB", n as f64 / 1e3),
+        10_000_000..10_000_000_000 => format!("{:.0} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}
+
+/// A progress bar on standard error when it is a terminal, hidden otherwise.
+fn progress_bar(what: &str) -> ProgressBar {
+    if std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(1);
+        b.set_style(
+            ProgressStyle::with_template("{prefix:>10} {bar:30} {percent:>3}% {eta}")
+                .expect("template"),
+        );
+        b.set_prefix(what.to_string());
+        b
+    } else {
+        ProgressBar::hidden()
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -244,7 +333,7 @@ fn entry_fen(layout: &Layout, index: u64, turn: Color) -> Option<String> {
 
 pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
     let m = material_arg(sig)?;
-    let tb = Tablebase::new(table_dir(dir));
+    let tb = Tablebase::new(table_dir(dir)?);
     let table = tb.table(m).map_err(table_error)?;
     let h = table.header();
     let side = |c: Color| {
@@ -267,19 +356,19 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
         black_to_move: side(Color::Black),
     };
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&out).map_err(CliError::input)?
         );
         return Ok(());
     }
-    println!("{} ({}), rules: {}", out.material, m.chinese(), out.rules);
+    outln!("{} ({}), rules: {}", out.material, m.chinese(), out.rules);
     for (name, s) in [
         ("red to move", &out.red_to_move),
         ("black to move", &out.black_to_move),
     ] {
         let pct = |x: u64| 100.0 * x as f64 / s.legal.max(1) as f64;
-        println!(
+        outln!(
             "{name}: {} legal; win {} ({:.2}%), draw {} ({:.2}%), loss {} ({:.2}%)",
             thousands(s.legal),
             thousands(s.win),
@@ -290,7 +379,7 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
             pct(s.loss)
         );
         if let Some(fen) = &s.longest_fen {
-            println!(
+            outln!(
                 "  longest win: {} plies ({} moves): {fen}",
                 s.longest,
                 s.longest.div_ceil(2)
@@ -302,14 +391,10 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
 
 pub fn verify_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
     let m = material_arg(sig)?;
-    let tb = Tablebase::new(table_dir(dir));
+    let tb = Tablebase::new(table_dir(dir)?);
     let table = tb.table(m).map_err(table_error)?;
     let pool = thread_pool(threads)?;
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(1)
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress_bar("verifying");
     let start = Instant::now();
     let result = pool.install(|| {
         verify::verify(&table, &tb, &|done, total| {
@@ -319,7 +404,7 @@ pub fn verify_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> C
     });
     bar.finish_and_clear();
     let checked = result.map_err(table_error)?;
-    println!(
+    outln!(
         "{m}: {} positions checked, all agree; checksum ok; {:.2} s",
         thousands(checked),
         start.elapsed().as_secs_f64()
@@ -366,7 +451,7 @@ pub struct ProbeArgs<'a> {
 
 pub fn probe_cmd(a: ProbeArgs) -> CliResult {
     let pos = position_arg(a.fen)?;
-    let tb = Tablebase::new(table_dir(a.dir));
+    let tb = Tablebase::new(table_dir(a.dir)?);
     if a.generate {
         let m = Material::of(&pos).canonical();
         if Layout::new(m).is_none() {
@@ -397,13 +482,13 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
                 })
                 .collect(),
         };
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&out).map_err(CliError::input)?
         );
         return Ok(());
     }
-    print!(
+    out!(
         "{}",
         canju::render::terminal::board(&pos, super::board::board_style(false))
     );
@@ -418,14 +503,14 @@ pub fn print_probe(
     moves: &[canju::tablebase::RankedMove],
     notation: Notation,
 ) {
-    println!("{pos}");
-    println!("{} to move: {}", pos.turn(), verdict_text(value));
+    outln!("{pos}");
+    outln!("{} to move: {}", pos.turn(), verdict_text(value));
     for r in moves {
         let text = notation::format_move(pos, r.mv, notation, Style::default());
         // pad by display width: Chinese characters take two columns
         let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
         let pad = " ".repeat(10usize.saturating_sub(width));
-        println!("  {text}{pad}{}", verdict_text(r.value));
+        outln!("  {text}{pad}{}", verdict_text(r.value));
     }
 }
 
@@ -433,19 +518,19 @@ pub fn print_probe(
 /// probed example position with its best moves in Chinese notation.
 pub fn main_job() -> CliResult {
     let m = material_arg("KNPKAABB")?;
-    let dir = table_dir(&None);
+    let dir = table_dir(&None)?;
     let tb = Tablebase::new(&dir);
-    println!("canju: 马兵对士象全 (KNPKAABB) tables in {}", dir.display());
+    outln!("canju: 马兵对士象全 (KNPKAABB) tables in {}", dir.display());
     generate_all(m, &tb, None)?;
-    println!();
+    outln!();
     stats_cmd("KNPKAABB", &Some(dir.clone()), false)?;
     let table = tb.table(m).map_err(table_error)?;
     let s = &table.header().sides[Color::Red.index()];
     if let Some(fen) = entry_fen(table.layout(), s.longest_index, Color::Red) {
         let pos: Position = fen.parse().map_err(CliError::input)?;
-        println!();
-        println!("The longest win, red to move:");
-        print!(
+        outln!();
+        outln!("The longest win, red to move:");
+        out!(
             "{}",
             canju::render::terminal::board(
                 &pos,

@@ -3,17 +3,27 @@
 
 use std::time::Instant;
 
-use super::format::{Header, TableError, write};
+use super::format::{Header, TableError, legacy, write};
 use super::generate::{Progress, solve};
 use super::probe::Tablebase;
 use crate::material::Material;
 
 /// What happened to one table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Generated now.
+    Built,
+    /// A sound table was already present (header, block table and every block checked).
+    Present,
+    /// A sound table of an older file format was present and was rewritten in this one.
+    Converted,
+}
+
+/// What happened to one table.
 #[derive(Clone, Debug)]
 pub struct Report {
     pub material: Material,
-    /// False when a sound table was already present.
-    pub built: bool,
+    pub outcome: Outcome,
     pub header: Header,
     pub seconds: f64,
 }
@@ -26,21 +36,29 @@ pub fn build(
     progress: &dyn Fn(&Material) -> Box<dyn Progress>,
     report: &mut dyn FnMut(&Report),
 ) -> Result<Vec<Report>, TableError> {
+    tb.prepare_dir()?;
     let mut out = Vec::new();
     for m in material.build_order() {
         let path = tb.path_of(&m);
         let start = Instant::now();
         if path.exists() {
-            let table = tb.table(m)?;
-            table.verify_checksum()?;
+            let (header, outcome) = match tb.table(m) {
+                Ok(table) => {
+                    table.check_all()?;
+                    (table.header().clone(), Outcome::Present)
+                }
+                Err(TableError::OldFormat { .. }) => {
+                    (legacy::convert(&path, &m)?, Outcome::Converted)
+                }
+                Err(e) => return Err(e),
+            };
             let r = Report {
                 material: m,
-                built: false,
-                header: table.header().clone(),
+                outcome,
+                header,
                 seconds: start.elapsed().as_secs_f64(),
             };
             // unmap it: reading it all for the checksum need not stay in memory
-            drop(table);
             tb.forget(&m);
             report(&r);
             out.push(r);
@@ -54,7 +72,7 @@ pub fn build(
         tb.forget(&m);
         let r = Report {
             material: m,
-            built: true,
+            outcome: Outcome::Built,
             header: solved.header,
             seconds: start.elapsed().as_secs_f64(),
         };

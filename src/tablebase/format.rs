@@ -1,25 +1,52 @@
-//! The table file: magic, a bincode header, then one byte per entry for red to move and
-//! then for black to move, starting at a 64-byte boundary.
+//! The table file, format 2: a checksummed header, a table of body blocks with a checksum
+//! each, then the blocks.
 //!
 //! ```text
-//! "CANJUTB\0"  u32 LE header length  header (bincode)  zero padding  body
+//! offset 0   "CANJUTB\0"
+//!        8   u32 LE: header length L
+//!       12   header (bincode, L bytes; its first field is the format version)
+//!   12 + L   u32 LE: CRC-32 of bytes 0 .. 12 + L (magic, length and header)
+//!            zero padding to a 64-byte boundary
+//!            block table: for each block, red to move first, then black to move:
+//!              u64 LE offset from the body's start, u32 LE stored length, u32 LE CRC-32
+//!              of the stored bytes (16 bytes a block); its CRC-32 is in the header
+//!            zero padding to a 64-byte boundary
+//!     body   the blocks, one after another
 //! ```
 //!
-//! Files are written to a temporary name and renamed when complete, so an interrupted run
-//! never leaves a file that looks finished.
+//! Each side's entries are cut into blocks of `block_entries` entries (the last one
+//! shorter); blocks never span the two sides. With codec `raw` a block is its entries, one
+//! byte each, so a block's bytes can be read in place from the mapped file; the offsets and
+//! lengths in the block table leave room for compressed blocks of varying length later
+//! without changing the layout. Every byte of the file is covered by a checksum: the
+//! header's own, the block table's (in the header), each block's (in the block table), and
+//! the padding must be zero.
+//!
+//! Files are written to a temporary name, synced and renamed when complete, so an
+//! interrupted run never leaves a file that looks finished. Files of format 1 (one CRC over
+//! the whole body, header unchecked) are recognised and converted by `canju gen`.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use crate::material::Material;
 
 pub const MAGIC: [u8; 8] = *b"CANJUTB\0";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The rule set tables are built with: endless play is a draw, no repetition rulings,
 /// stalemate loses, flying general forbidden, no move limit.
 pub const RULES: &str = "baseline";
+/// Entries per body block.
+pub const BLOCK_ENTRIES: u32 = 1 << 16;
+/// Body blocks stored as they are.
+pub const CODEC_RAW: u8 = 0;
 const ALIGN: usize = 64;
+const BLOCK_REF_BYTES: usize = 16;
+/// The largest header canju reads (a real one is about 150 bytes).
+const MAX_HEADER: usize = 65536;
 
 /// Counts for one side to move, with mirror images counted separately.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
@@ -47,28 +74,69 @@ pub struct Header {
     pub entries: u64,
     /// Red to move, black to move.
     pub sides: [SideStats; 2],
-    /// CRC-32 of the body.
-    pub body_checksum: u32,
+    /// How blocks are stored ([`CODEC_RAW`]).
+    pub codec: u8,
+    /// Entries per block (the last block of a side may be shorter).
+    pub block_entries: u32,
+    /// CRC-32 of the block table.
+    pub block_table_checksum: u32,
+}
+
+impl Header {
+    /// The header of a table of this canju's format, rule set and index scheme; the block
+    /// table's checksum is filled in when the file is written.
+    pub fn new(material: &Material, entries: u64, sides: [SideStats; 2]) -> Header {
+        Header {
+            format_version: FORMAT_VERSION,
+            rules: RULES.to_string(),
+            material: material.to_string(),
+            index_scheme: super::index::INDEX_SCHEME,
+            entry_width: 1,
+            entries,
+            sides,
+            codec: CODEC_RAW,
+            block_entries: BLOCK_ENTRIES,
+            block_table_checksum: 0,
+        }
+    }
+
+    /// Blocks per side to move.
+    pub fn blocks_per_side(&self) -> u64 {
+        self.entries.div_ceil(self.block_entries.max(1) as u64)
+    }
+}
+
+/// Where a block of a table lies: its offset from the body's start, its stored length
+/// and the CRC-32 of its stored bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRef {
+    pub offset: u64,
+    pub length: u32,
+    pub checksum: u32,
 }
 
 /// What is wrong with a table file or directory.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error("{path}: {message}")]
+    Io { path: PathBuf, message: String },
     #[error("{path}: not a canju table (bad magic)")]
     NotATable { path: PathBuf },
-    #[error("{path}: truncated or padded: {actual} bytes, expected {expected}")]
+    #[error("{path}: {kind}, not a table file")]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("{path}: truncated or padded: {actual} bytes, expected {expected}{hint}")]
     Size {
         path: PathBuf,
         actual: u64,
         expected: u64,
+        hint: String,
     },
-    #[error("{path}: unreadable header: {reason}")]
-    Header { path: PathBuf, reason: String },
+    #[error("{path}: damaged header ({reason}){hint}")]
+    Header {
+        path: PathBuf,
+        reason: String,
+        hint: String,
+    },
     #[error("{path}: {what} is {found}, this canju reads {expected}")]
     Mismatch {
         path: PathBuf,
@@ -77,11 +145,31 @@ pub enum TableError {
         expected: String,
     },
     #[error(
-        "{path}: body checksum mismatch (the file is corrupted; delete it and run canju gen again)"
+        "{path}: table format {found} from an older canju (this one reads {FORMAT_VERSION}); run `canju gen {material}` to convert it"
     )]
-    Checksum { path: PathBuf },
-    #[error("{path}: corrupted entry {index} (code {code})")]
-    Entry { path: PathBuf, index: u64, code: u8 },
+    OldFormat {
+        path: PathBuf,
+        found: u32,
+        material: String,
+    },
+    #[error(
+        "{path}: block {block} ({side} to move, entries {first}..={last}) is damaged (checksum mismatch){hint}"
+    )]
+    Block {
+        path: PathBuf,
+        block: u64,
+        side: &'static str,
+        first: u64,
+        last: u64,
+        hint: String,
+    },
+    #[error("{path}: corrupted entry {index} (code {code}){hint}")]
+    Entry {
+        path: PathBuf,
+        index: u64,
+        code: u8,
+        hint: String,
+    },
     #[error("no {material} table in {dir}: run `canju gen {material}`{hint}")]
     Missing {
         material: String,
@@ -92,10 +180,44 @@ pub enum TableError {
     Unsupported(String),
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
-    move |source| TableError::Io {
-        path: path.to_path_buf(),
-        source,
+impl TableError {
+    /// An I/O error on a path, in plain words.
+    pub fn io(path: &Path, e: &std::io::Error) -> TableError {
+        TableError::Io {
+            path: path.to_path_buf(),
+            message: io_message(e),
+        }
+    }
+}
+
+/// An I/O error in plain words, without the OS error number.
+pub fn io_message(e: &std::io::Error) -> String {
+    use std::io::ErrorKind::*;
+    match e.kind() {
+        NotFound => "does not exist".into(),
+        PermissionDenied => "permission denied".into(),
+        AlreadyExists => "already exists".into(),
+        StorageFull => "no space left on the device".into(),
+        NotADirectory => "a path component is not a directory".into(),
+        IsADirectory => "is a directory".into(),
+        ReadOnlyFilesystem => "read-only file system".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// What to tell the user about a damaged file: delete it and build it again.
+pub fn rebuild_hint(path: &Path) -> String {
+    match path.file_stem().and_then(|s| s.to_str()) {
+        Some(stem) if !stem.is_empty() => {
+            format!("; delete the file and run `canju gen {stem}` to build it again")
+        }
+        _ => "; delete the file and build it again".into(),
     }
 }
 
@@ -103,7 +225,7 @@ fn bincode_config() -> impl bincode::config::Config {
     bincode::config::standard()
         .with_little_endian()
         .with_fixed_int_encoding()
-        .with_limit::<65536>()
+        .with_limit::<MAX_HEADER>()
 }
 
 /// The file name of a table.
@@ -111,72 +233,176 @@ pub fn file_name(material: &Material) -> String {
     format!("{material}.ctb")
 }
 
-/// Writes a complete table: header and body, atomically (temporary file, sync, rename).
+fn align(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+/// Cuts a side's entries into blocks and checksums each (in parallel).
+fn block_refs(side_bytes: &[u8], block_entries: usize, base: u64) -> Vec<BlockRef> {
+    side_bytes
+        .par_chunks(block_entries)
+        .enumerate()
+        .map(|(i, b)| BlockRef {
+            offset: base + (i * block_entries) as u64,
+            length: b.len() as u32,
+            checksum: crc32fast::hash(b),
+        })
+        .collect()
+}
+
+fn encode_block_table(refs: &[BlockRef]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(refs.len() * BLOCK_REF_BYTES);
+    for r in refs {
+        out.extend_from_slice(&r.offset.to_le_bytes());
+        out.extend_from_slice(&r.length.to_le_bytes());
+        out.extend_from_slice(&r.checksum.to_le_bytes());
+    }
+    out
+}
+
+/// Writes a complete table: header, block table and body, atomically (temporary file,
+/// sync, rename). The header's block fields are set here.
 pub fn write(path: &Path, header: &Header, red: &[u8], black: &[u8]) -> Result<(), TableError> {
-    let head =
-        bincode::encode_to_vec(header, bincode_config()).map_err(|e| TableError::Header {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
-    let mut prefix = Vec::with_capacity(ALIGN * 4);
+    let mut header = header.clone();
+    header.codec = CODEC_RAW;
+    header.block_entries = BLOCK_ENTRIES;
+    let n = header.entries;
+    if red.len() as u64 != n || black.len() as u64 != n {
+        return Err(TableError::Unsupported(format!(
+            "{}: table body of {} and {} entries, the header says {n}",
+            path.display(),
+            red.len(),
+            black.len()
+        )));
+    }
+    let mut refs = block_refs(red, BLOCK_ENTRIES as usize, 0);
+    refs.extend(block_refs(black, BLOCK_ENTRIES as usize, n));
+    let table = encode_block_table(&refs);
+    header.block_table_checksum = crc32fast::hash(&table);
+    let head = bincode::encode_to_vec(&header, bincode_config()).map_err(|e| {
+        TableError::Unsupported(format!(
+            "{}: the header cannot be encoded: {e}",
+            path.display()
+        ))
+    })?;
+    let mut prefix = Vec::with_capacity(ALIGN * 4 + table.len());
     prefix.extend_from_slice(&MAGIC);
     prefix.extend_from_slice(&(head.len() as u32).to_le_bytes());
     prefix.extend_from_slice(&head);
-    while prefix.len() % ALIGN != 0 {
-        prefix.push(0);
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io(dir))?;
+    let header_crc = crc32fast::hash(&prefix);
+    prefix.extend_from_slice(&header_crc.to_le_bytes());
+    prefix.resize(align(prefix.len()), 0);
+    prefix.extend_from_slice(&table);
+    prefix.resize(align(prefix.len()), 0);
+    write_atomically(path, &[&prefix, red, black])
+}
+
+/// Writes the parts to a temporary file beside `path`, syncs it and renames it.
+fn write_atomically(path: &Path, parts: &[&[u8]]) -> Result<(), TableError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir).map_err(|e| TableError::io(dir, &e))?;
     let tmp = path.with_extension(format!("ctb.tmp{}", std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
-        f.write_all(&prefix)?;
-        f.write_all(red)?;
-        f.write_all(black)?;
+        for part in parts {
+            f.write_all(part)?;
+        }
         f.sync_all()?;
         fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
-        return Err(TableError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        });
+        return Err(TableError::io(path, &e));
     }
     Ok(())
 }
 
-/// Reads and checks the header of a mapped file; returns it with the body's offset.
-pub fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableError> {
-    if bytes.len() < 12 || bytes[..8] != MAGIC {
-        return Err(TableError::NotATable {
-            path: path.to_path_buf(),
+/// A checked header with where the file's parts lie.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    pub header: Header,
+    /// Red's blocks then black's.
+    pub blocks: Vec<BlockRef>,
+    /// Offset of the body in the file.
+    pub body: usize,
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(a)
+}
+
+/// Reads and checks everything of a mapped file but the blocks' contents: magic, header
+/// checksum, header fields and their consistency, padding, block table and its checksum,
+/// and the file's size. The blocks are checked by [`block_checksum_ok`] when read.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
+    let p = || path.to_path_buf();
+    let damaged = |reason: String| TableError::Header {
+        path: p(),
+        reason,
+        hint: rebuild_hint(path),
+    };
+    if bytes.len() < 8 || bytes[..8] != MAGIC {
+        return Err(TableError::NotATable { path: p() });
+    }
+    if bytes.len() < 16 {
+        return Err(TableError::Size {
+            path: p(),
+            actual: bytes.len() as u64,
+            expected: 16,
+            hint: rebuild_hint(path),
         });
     }
-    let len = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
-    let end = 12usize.saturating_add(len);
-    if end > bytes.len() {
-        return Err(TableError::Size {
-            path: path.to_path_buf(),
-            actual: bytes.len() as u64,
-            expected: end as u64,
-        });
+    // the first header field is the format version, in every format
+    let version = le_u32(&bytes[12..16]);
+    let len = le_u32(&bytes[8..12]) as usize;
+    let crc_end = 12 + len.min(MAX_HEADER) + 4;
+    let crc_ok = len <= MAX_HEADER
+        && crc_end <= bytes.len()
+        && crc32fast::hash(&bytes[..12 + len]) == le_u32(&bytes[12 + len..crc_end]);
+    if !crc_ok {
+        // a file of another format has no header checksum where this one has
+        if version == 1 {
+            return Err(TableError::OldFormat {
+                path: p(),
+                found: 1,
+                material: stem(path),
+            });
+        }
+        if version != FORMAT_VERSION {
+            return Err(TableError::Mismatch {
+                path: p(),
+                what: "format version",
+                found: version.to_string(),
+                expected: FORMAT_VERSION.to_string(),
+            });
+        }
+        if crc_end > bytes.len() {
+            return Err(TableError::Size {
+                path: p(),
+                actual: bytes.len() as u64,
+                expected: crc_end as u64,
+                hint: rebuild_hint(path),
+            });
+        }
+        return Err(damaged("checksum mismatch".into()));
     }
     let (header, used): (Header, usize) =
-        bincode::decode_from_slice(&bytes[12..end], bincode_config()).map_err(|e| {
-            TableError::Header {
-                path: path.to_path_buf(),
-                reason: e.to_string(),
-            }
-        })?;
+        bincode::decode_from_slice(&bytes[12..12 + len], bincode_config())
+            .map_err(|_| damaged("its fields cannot be read".into()))?;
     if used != len {
-        return Err(TableError::Header {
-            path: path.to_path_buf(),
-            reason: format!("{} bytes of {len} used", used),
-        });
+        return Err(damaged(format!("{} unread bytes", len - used)));
     }
     let mismatch = |what, found: String, expected: String| TableError::Mismatch {
-        path: path.to_path_buf(),
+        path: p(),
         what,
         found,
         expected,
@@ -209,22 +435,181 @@ pub fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableEr
             "1".to_string(),
         ));
     }
-    let body = end.div_ceil(ALIGN) * ALIGN;
+    if header.codec != CODEC_RAW {
+        return Err(mismatch(
+            "block codec",
+            header.codec.to_string(),
+            "0 (raw)".to_string(),
+        ));
+    }
+    if !header.block_entries.is_power_of_two() || header.block_entries < 64 {
+        return Err(damaged(format!(
+            "{} entries a block is not a power of two of at least 64",
+            header.block_entries
+        )));
+    }
+    check_stats(&header).map_err(damaged)?;
+    let blocks = header.blocks_per_side();
+    let table_start = align(crc_end);
+    let table_len = blocks
+        .checked_mul(2 * BLOCK_REF_BYTES as u64)
+        .filter(|&l| l <= bytes.len() as u64)
+        .ok_or_else(|| TableError::Size {
+            path: p(),
+            actual: bytes.len() as u64,
+            expected: table_start as u64 + blocks.saturating_mul(2 * BLOCK_REF_BYTES as u64),
+            hint: rebuild_hint(path),
+        })? as usize;
+    let table_end = table_start + table_len;
+    let body = align(table_end);
     let expected = (body as u64).saturating_add(header.entries.saturating_mul(2));
     if bytes.len() as u64 != expected {
         return Err(TableError::Size {
-            path: path.to_path_buf(),
+            path: p(),
             actual: bytes.len() as u64,
             expected,
+            hint: rebuild_hint(path),
         });
     }
-    Ok((header, body))
+    if bytes[crc_end..table_start].iter().any(|&b| b != 0)
+        || bytes[table_end..body].iter().any(|&b| b != 0)
+    {
+        return Err(damaged("non-zero padding".into()));
+    }
+    let table = &bytes[table_start..table_end];
+    if crc32fast::hash(table) != header.block_table_checksum {
+        return Err(damaged("block table checksum mismatch".into()));
+    }
+    let refs: Vec<BlockRef> = table
+        .chunks_exact(BLOCK_REF_BYTES)
+        .map(|r| BlockRef {
+            offset: le_u64(&r[0..8]),
+            length: le_u32(&r[8..12]),
+            checksum: le_u32(&r[12..16]),
+        })
+        .collect();
+    // raw blocks lie in entry order, each exactly its entries long
+    let be = header.block_entries as u64;
+    for (i, r) in refs.iter().enumerate() {
+        let (side, b) = (i as u64 / blocks, i as u64 % blocks);
+        let first = b * be;
+        let want_len = be.min(header.entries - first);
+        if r.offset != side * header.entries + first || r.length as u64 != want_len {
+            return Err(damaged(format!("block {i} is out of place")));
+        }
+    }
+    Ok(Parsed {
+        header,
+        blocks: refs,
+        body,
+    })
 }
 
-/// CRC-32 of a table body (red entries then black entries).
-pub fn checksum(red: &[u8], black: &[u8]) -> u32 {
-    let mut h = crc32fast::Hasher::new();
-    h.update(red);
-    h.update(black);
-    h.finalize()
+/// The counts of a header must be those of a table: parts that add up, a longest win
+/// that is a win that fits, an index inside the table.
+fn check_stats(h: &Header) -> Result<(), String> {
+    for (s, side) in h.sides.iter().zip(["red", "black"]) {
+        let sum = s
+            .win
+            .checked_add(s.draw)
+            .and_then(|x| x.checked_add(s.loss));
+        if sum != Some(s.legal) || s.legal > h.entries.saturating_mul(2) {
+            return Err(format!("{side}-to-move counts do not add up"));
+        }
+        let fits = s.longest <= super::value::code::MAX_PLIES;
+        let longest_ok = if s.win == 0 {
+            s.longest == 0
+        } else {
+            fits && s.longest % 2 == 1 && s.longest_index < h.entries
+        };
+        if !longest_ok {
+            return Err(format!("{side}-to-move longest win is not a table's"));
+        }
+    }
+    Ok(())
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("MATERIAL")
+        .to_string()
+}
+
+/// Whether a block's stored bytes match their checksum.
+pub fn block_checksum_ok(bytes: &[u8], r: &BlockRef) -> bool {
+    crc32fast::hash(bytes) == r.checksum
+}
+
+/// Format 1: the header of tables written before block checksums. Read only to convert.
+pub mod legacy {
+    use super::*;
+
+    #[derive(Clone, Debug, bincode::Decode)]
+    struct HeaderV1 {
+        format_version: u32,
+        rules: String,
+        material: String,
+        index_scheme: u32,
+        entry_width: u8,
+        entries: u64,
+        sides: [SideStats; 2],
+        body_checksum: u32,
+    }
+
+    /// Converts a format-1 table file to the current format in place (through a
+    /// temporary file), after checking its header and its body's checksum. Returns the
+    /// new header.
+    pub fn convert(path: &Path, material: &Material) -> Result<Header, TableError> {
+        let bytes = fs::read(path).map_err(|e| TableError::io(path, &e))?;
+        let bad = |reason: &str| TableError::Header {
+            path: path.to_path_buf(),
+            reason: format!("format 1: {reason}"),
+            hint: rebuild_hint(path),
+        };
+        if bytes.len() < 12 || bytes[..8] != MAGIC {
+            return Err(TableError::NotATable {
+                path: path.to_path_buf(),
+            });
+        }
+        let len = le_u32(&bytes[8..12]) as usize;
+        if len > MAX_HEADER || 12 + len > bytes.len() {
+            return Err(bad("header length"));
+        }
+        let (h, used): (HeaderV1, usize) =
+            bincode::decode_from_slice(&bytes[12..12 + len], bincode_config())
+                .map_err(|_| bad("its fields cannot be read"))?;
+        if used != len || h.format_version != 1 {
+            return Err(bad("its fields cannot be read"));
+        }
+        if h.rules != RULES
+            || h.index_scheme != super::super::index::INDEX_SCHEME
+            || h.entry_width != 1
+            || h.material != material.to_string()
+        {
+            return Err(bad("not a table of this material and rule set"));
+        }
+        let body = align(12 + len);
+        let expected = (body as u64).saturating_add(h.entries.saturating_mul(2));
+        if bytes.len() as u64 != expected {
+            return Err(TableError::Size {
+                path: path.to_path_buf(),
+                actual: bytes.len() as u64,
+                expected,
+                hint: rebuild_hint(path),
+            });
+        }
+        let n = h.entries as usize;
+        let (red, black) = bytes[body..].split_at(n);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(red);
+        crc.update(black);
+        if crc.finalize() != h.body_checksum {
+            return Err(bad("body checksum mismatch"));
+        }
+        let header = Header::new(material, h.entries, h.sides);
+        check_stats(&header).map_err(|r| bad(&r))?;
+        write(path, &header, red, black)?;
+        Ok(header)
+    }
 }

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use super::format::{FORMAT_VERSION, Header, RULES, SideStats, TableError, checksum};
-use super::index::{self, INDEX_SCHEME, Layout, MAX_PIECES, Squares};
+use super::format::{Header, SideStats, TableError};
+use super::index::{self, Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::code;
 use crate::material::Material;
@@ -133,6 +133,8 @@ pub fn solve(
         let child = material.without(*p);
         let flipped = !child.is_canonical();
         let table = tb.table(child.canonical())?;
+        // a sub-table is trusted only once every block of it has been checked
+        table.check_all()?;
         // slot order of the sub-table: its red side first
         let first = if flipped { Color::Black } else { Color::Red };
         let from_slot: Vec<usize> = [first, !first]
@@ -437,12 +439,13 @@ impl Solver<'_> {
         let child_turn = if target.flipped { turn } else { !turn };
         let layout = target.table.layout();
         let index = layout.index(&child[..target.from_slot.len()]);
-        let c = target.table.code(child_turn, index);
+        let c = target.table.code_of_checked(child_turn, index);
         if !code::is_decided(c) && c != code::DRAW {
             self.fail(TableError::Entry {
                 path: target.table.path().to_path_buf(),
                 index,
                 code: c,
+                hint: super::format::rebuild_hint(target.table.path()),
             });
         }
         c
@@ -734,15 +737,6 @@ fn finish(material: Material, mut red: Vec<u8>, mut black: Vec<u8>) -> Result<So
             });
         sides[k] = stats;
     }
-    let header = Header {
-        format_version: FORMAT_VERSION,
-        rules: RULES.to_string(),
-        material: material.to_string(),
-        index_scheme: INDEX_SCHEME,
-        entry_width: 1,
-        entries: layout.size(),
-        sides,
-        body_checksum: checksum(&red, &black),
-    };
+    let header = Header::new(&material, layout.size(), sides);
     Ok(Solved { header, red, black })
 }

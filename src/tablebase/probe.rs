@@ -4,26 +4,36 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Acquire, Ordering::Release};
 use std::sync::{Arc, RwLock};
 
 use memmap2::Mmap;
+use rayon::prelude::*;
 
-use super::format::{self, Header, TableError};
+use super::format::{self, BlockRef, Header, TableError};
 use super::index::{Layout, MAX_PIECES, Squares};
-use super::value::{Value, code, value_of_code};
+use super::value::{Value, value_of_code};
 use crate::material::Material;
 use crate::moves::Move;
 use crate::piece::{Color, Piece};
 use crate::position::Position;
 use crate::square::Square;
 
-/// One table file, mapped read-only.
+/// One table file, mapped read-only. Every block of the body is checked against its
+/// checksum the first time it is read; a damaged block is an error naming the file and the
+/// block, never a value.
 pub struct Table {
     path: PathBuf,
     header: Header,
     layout: Layout,
     map: Mmap,
     body: usize,
+    blocks: Vec<BlockRef>,
+    /// One bit per block: checked and sound.
+    checked: Vec<AtomicU64>,
+    /// Every block checked and sound.
+    all_checked: AtomicBool,
+    block_shift: u32,
 }
 
 impl std::fmt::Debug for Table {
@@ -32,20 +42,65 @@ impl std::fmt::Debug for Table {
     }
 }
 
-impl Table {
-    /// Maps a table file and checks its header, material and size (not the checksum:
-    /// see [`Table::verify_checksum`]).
-    pub fn open(path: &Path, material: Material) -> Result<Table, TableError> {
-        let io = |source| TableError::Io {
+/// Opens a path for reading only if it is a regular file: a directory, a FIFO, a socket
+/// or a device is an error, and opening never blocks (a FIFO with no writer).
+pub fn open_regular(path: &Path) -> Result<fs::File, TableError> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| TableError::io(path, &e))?;
+    let meta = file.metadata().map_err(|e| TableError::io(path, &e))?;
+    if !meta.is_file() {
+        return Err(TableError::NotAFile {
             path: path.to_path_buf(),
-            source,
-        };
-        let file = fs::File::open(path).map_err(io)?;
+            kind: file_kind(&meta),
+        });
+    }
+    Ok(file)
+}
+
+fn file_kind(meta: &fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_file() {
+        return "a regular file";
+    }
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    "a special file"
+}
+
+impl Table {
+    /// Maps a table file and checks its header, block table, material and size. The body's
+    /// blocks are checked as they are first read, or all at once by [`Table::check_all`].
+    pub fn open(path: &Path, material: Material) -> Result<Table, TableError> {
+        let file = open_regular(path)?;
         // SAFETY: the mapping is read-only and tables are never modified in place (they are
         // written under a temporary name and renamed). A file truncated by another process
         // while mapped could still fault; that is the usual caveat of memory-mapped reads.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let (header, body) = format::read_header(path, &map)?;
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, &e))?;
+        let format::Parsed {
+            header,
+            blocks,
+            body,
+        } = format::parse(path, &map)?;
         if header.material != material.to_string() {
             return Err(TableError::Mismatch {
                 path: path.to_path_buf(),
@@ -65,12 +120,20 @@ impl Table {
                 expected: layout.size().to_string(),
             });
         }
+        let checked = (0..blocks.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let block_shift = header.block_entries.trailing_zeros();
         Ok(Table {
             path: path.to_path_buf(),
             header,
             layout,
             map,
             body,
+            blocks,
+            checked,
+            all_checked: AtomicBool::new(false),
+            block_shift,
         })
     }
 
@@ -86,41 +149,110 @@ impl Table {
         &self.layout
     }
 
-    /// The entries for one side to move.
+    /// Number of body blocks (both sides).
+    pub fn block_count(&self) -> usize {
+        self.blocks.len()
+    }
+
+    fn block_bytes(&self, b: usize) -> &[u8] {
+        let r = &self.blocks[b];
+        let start = self.body + r.offset as usize;
+        &self.map[start..start + r.length as usize]
+    }
+
+    /// Checks one block (by its number, red's blocks first) unless it was checked before.
+    pub fn check_block(&self, b: usize) -> Result<(), TableError> {
+        let (word, bit) = (&self.checked[b / 64], 1u64 << (b % 64));
+        if word.load(Acquire) & bit != 0 {
+            return Ok(());
+        }
+        if format::block_checksum_ok(self.block_bytes(b), &self.blocks[b]) {
+            word.fetch_or(bit, Release);
+            Ok(())
+        } else {
+            Err(self.block_error(b))
+        }
+    }
+
+    fn block_error(&self, b: usize) -> TableError {
+        let per_side = self.header.blocks_per_side();
+        let (side, i) = (b as u64 / per_side, b as u64 % per_side);
+        let first = i << self.block_shift;
+        let last = (first + self.blocks[b].length as u64).saturating_sub(1);
+        TableError::Block {
+            path: self.path.clone(),
+            block: b as u64,
+            side: if side == 0 { "red" } else { "black" },
+            first,
+            last,
+            hint: format::rebuild_hint(&self.path),
+        }
+    }
+
+    /// Checks every block of the body (in parallel); the lowest damaged block is the error.
+    pub fn check_all(&self) -> Result<(), TableError> {
+        if self.all_checked.load(Acquire) {
+            return Ok(());
+        }
+        let bad = (0..self.blocks.len())
+            .into_par_iter()
+            .filter(|&b| self.check_block(b).is_err())
+            .min();
+        match bad {
+            Some(b) => Err(self.block_error(b)),
+            None => {
+                self.all_checked.store(true, Release);
+                Ok(())
+            }
+        }
+    }
+
+    /// The entries for one side to move, after every block was checked.
+    pub fn checked_side(&self, turn: Color) -> Result<&[u8], TableError> {
+        self.check_all()?;
+        Ok(self.side_unchecked(turn))
+    }
+
     #[inline]
-    pub fn side(&self, turn: Color) -> &[u8] {
+    fn side_unchecked(&self, turn: Color) -> &[u8] {
         let n = self.header.entries as usize;
         let start = self.body + turn.index() * n;
         &self.map[start..start + n]
     }
 
-    /// The stored code of an entry.
+    /// The stored code of an entry; its block is checked on first touch.
     #[inline]
-    pub fn code(&self, turn: Color, index: u64) -> u8 {
-        self.side(turn)[index as usize]
+    pub fn code(&self, turn: Color, index: u64) -> Result<u8, TableError> {
+        if index >= self.header.entries {
+            return Err(TableError::Unsupported(format!(
+                "{}: entry {index} is beyond the table's {} entries",
+                self.path.display(),
+                self.header.entries
+            )));
+        }
+        let b = turn.index() * self.header.blocks_per_side() as usize
+            + (index >> self.block_shift) as usize;
+        self.check_block(b)?;
+        Ok(self.side_unchecked(turn)[index as usize])
+    }
+
+    /// The stored code of an entry of a table whose blocks were all checked by
+    /// [`Table::check_all`] (the generator's and the verifier's fast path).
+    #[inline]
+    pub(crate) fn code_of_checked(&self, turn: Color, index: u64) -> u8 {
+        debug_assert!(self.all_checked.load(Acquire));
+        self.side_unchecked(turn)[index as usize]
     }
 
     /// The value of an entry that belongs to a legal position.
     pub fn value(&self, turn: Color, index: u64) -> Result<Value, TableError> {
-        let c = self.code(turn, index);
+        let c = self.code(turn, index)?;
         value_of_code(c).ok_or_else(|| TableError::Entry {
             path: self.path.clone(),
             index,
             code: c,
+            hint: format::rebuild_hint(&self.path),
         })
-    }
-
-    /// Recomputes the body checksum and compares it with the header's.
-    pub fn verify_checksum(&self) -> Result<(), TableError> {
-        if format::checksum(self.side(Color::Red), self.side(Color::Black))
-            == self.header.body_checksum
-        {
-            Ok(())
-        } else {
-            Err(TableError::Checksum {
-                path: self.path.clone(),
-            })
-        }
     }
 }
 
@@ -229,6 +361,25 @@ impl Tablebase {
         Ok(table)
     }
 
+    /// Makes sure the directory can take tables: created if missing, an error naming it if
+    /// it is something else than a directory.
+    pub fn prepare_dir(&self) -> Result<(), TableError> {
+        if self.dir.as_os_str().is_empty() {
+            return Err(TableError::Unsupported(
+                "the table directory is an empty path".into(),
+            ));
+        }
+        match fs::metadata(&self.dir) {
+            Ok(m) if m.is_dir() => Ok(()),
+            Ok(m) => Err(TableError::Unsupported(format!(
+                "{}: {}, not a directory for tables",
+                self.dir.display(),
+                file_kind(&m)
+            ))),
+            Err(_) => fs::create_dir_all(&self.dir).map_err(|e| TableError::io(&self.dir, &e)),
+        }
+    }
+
     /// Forgets a mapped table (after it was rebuilt).
     pub fn forget(&self, material: &Material) {
         self.tables.write().expect("lock").remove(material);
@@ -240,14 +391,6 @@ impl Tablebase {
         let table = self.table(pl.material)?;
         let n = table.layout().pieces().len();
         let index = table.layout().index(&pl.squares[..n]);
-        let c = table.code(pl.turn, index);
-        if c == code::ILLEGAL {
-            return Err(TableError::Entry {
-                path: table.path().to_path_buf(),
-                index,
-                code: c,
-            });
-        }
         table.value(pl.turn, index)
     }
 

@@ -12,6 +12,15 @@ use crate::square::Square;
 /// Legal positions for red to move and for black to move, mirror images counted
 /// separately.
 pub fn count_legal(layout: &Layout) -> [u64; 2] {
+    count_legal_with_progress(layout, &|_, _| {})
+}
+
+/// [`count_legal`], reporting (done, total) general placements as it goes.
+pub fn count_legal_with_progress(
+    layout: &Layout,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> [u64; 2] {
+    let done = AtomicU64::new(0);
     let per_pair = layout.size() / index::GENERAL_PAIR_COUNT;
     let counts = [AtomicU64::new(0), AtomicU64::new(0)];
     let n = layout.pieces().len();
@@ -40,6 +49,8 @@ pub fn count_legal(layout: &Layout) -> [u64; 2] {
             for c in 0..2 {
                 counts[c].fetch_add(local[c], Relaxed);
             }
+            let d = done.fetch_add(1, Relaxed) + 1;
+            progress(d, index::GENERAL_PAIR_COUNT);
         });
     [counts[0].load(Relaxed), counts[1].load(Relaxed)]
 }

@@ -42,7 +42,15 @@ pub fn verify(
     tb: &Tablebase,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<u64, VerifyError> {
-    table.verify_checksum()?;
+    table.check_all()?;
+    // the sub-tables captures lead into are checked whole before any of their values is
+    // trusted, so that damage there is reported as theirs
+    let material: crate::material::Material = table.header().material.parse().map_err(|_| {
+        TableError::Unsupported(format!("{}: unreadable material", table.path().display()))
+    })?;
+    for child in material.captures() {
+        tb.table(child)?.check_all()?;
+    }
     let layout = table.layout();
     let n = layout.pieces().len();
     let chunks = layout.size().div_ceil(CHUNK);
@@ -64,12 +72,12 @@ pub fn verify(
             }
             let placed = layout.squares(index, &mut squares).is_some();
             for turn in Color::ALL {
-                let stored = table.code(turn, index);
+                let stored = table.code_of_checked(turn, index);
                 let result = if placed {
                     pos.set_placement(layout.pieces(), &squares[..n], turn);
                     check(table, tb, &pos, &squares[..n], stored)
                 } else if stored != code::ILLEGAL {
-                    Err((
+                    Err(Failure::Wrong(
                         "an entry with two pieces on one point must be illegal".into(),
                         None,
                     ))
@@ -78,14 +86,17 @@ pub fn verify(
                 };
                 match result {
                     Ok(legal) => count += legal as u64,
-                    Err((reason, fen)) => {
-                        let e = VerifyError::Disagreement {
-                            material: table.header().material.clone(),
-                            index,
-                            side: turn,
-                            stored: describe(stored),
-                            reason,
-                            fen: fen.unwrap_or_else(|| "(no position: pieces overlap)".into()),
+                    Err(failure) => {
+                        let e = match failure {
+                            Failure::Table(e) => VerifyError::Table(e),
+                            Failure::Wrong(reason, fen) => VerifyError::Disagreement {
+                                material: table.header().material.clone(),
+                                index,
+                                side: turn,
+                                stored: describe(stored),
+                                reason,
+                                fen: fen.unwrap_or_else(|| "(no position: pieces overlap)".into()),
+                            },
                         };
                         let mut f = first.lock().expect("lock");
                         if f.as_ref().is_none_or(|(i, _)| index < *i) {
@@ -117,7 +128,12 @@ fn describe(c: u8) -> String {
     }
 }
 
-type Failure = (String, Option<String>);
+/// Why an entry failed: it disagrees with its successors (the reason and the FEN), or a
+/// table it reads is damaged.
+enum Failure {
+    Wrong(String, Option<String>),
+    Table(TableError),
+}
 
 /// Checks one entry; `Ok(true)` for a legal position that agrees, `Ok(false)` for an
 /// illegal one correctly marked.
@@ -134,11 +150,14 @@ fn check(
         return if stored == code::ILLEGAL {
             Ok(false)
         } else {
-            Err(("the side not to move is in check".into(), fen()))
+            Err(Failure::Wrong(
+                "the side not to move is in check".into(),
+                fen(),
+            ))
         };
     }
     let Some(stored_value) = value_of_code(stored) else {
-        return Err(("the position is legal".into(), fen()));
+        return Err(Failure::Wrong("the position is legal".into(), fen()));
     };
     let layout = table.layout();
     let moves = pos.legal_moves();
@@ -147,7 +166,7 @@ fn check(
         let child_value = if pos.piece_at(m.to()).is_some() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            tb.probe(&child).map_err(|e| (e.to_string(), fen()))?
+            tb.probe(&child).map_err(Failure::Table)?
         } else {
             let mut child_squares = [Square::new(0).expect("a0"); MAX_PIECES];
             child_squares[..squares.len()].copy_from_slice(squares);
@@ -157,9 +176,9 @@ fn check(
                 .expect("the moving piece");
             child_squares[slot] = m.to();
             let ci = layout.index(&child_squares[..squares.len()]);
-            let c = table.code(!pos.turn(), ci);
+            let c = table.code_of_checked(!pos.turn(), ci);
             value_of_code(c).ok_or_else(|| {
-                (
+                Failure::Wrong(
                     format!("its move {m} reaches entry {ci}, which is not a legal value"),
                     fen(),
                 )
@@ -174,6 +193,6 @@ fn check(
     if expected == stored_value {
         Ok(true)
     } else {
-        Err((format!("its moves give {expected}"), fen()))
+        Err(Failure::Wrong(format!("its moves give {expected}"), fen()))
     }
 }

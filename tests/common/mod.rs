@@ -143,3 +143,35 @@ pub fn sample_positions(seed: u64, random: usize) -> Vec<Position> {
     }
     out
 }
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("canju-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    pub fn arg(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Builds a material's tables (and their sub-tables) into a directory.
+pub fn build_into(dir: &TempDir, name: &str) -> canju::tablebase::Tablebase {
+    use canju::tablebase::build::build;
+    use canju::tablebase::generate::Silent;
+    let tb = canju::tablebase::Tablebase::new(&dir.0);
+    let m: canju::material::Material = name.parse().unwrap();
+    build(m.canonical(), &tb, &|_| Box::new(Silent), &mut |_| {}).unwrap();
+    tb
+}

@@ -1,0 +1,272 @@
+//! Damaged table files are never used: every header byte flipped, bytes flipped across the
+//! body, truncations at many lengths, a zeroed block under `probe`, a damaged sub-table
+//! under `verify` and `gen`, and files of the older format.
+
+mod common;
+
+use std::path::Path;
+
+use canju::material::Material;
+use canju::tablebase::format::{self, TableError};
+use canju::tablebase::{Table, Tablebase, verify};
+use canju::{Color, Position};
+use common::{TempDir, build_into};
+
+/// Opens a file as a table of `material` and checks all of it, as `gen` and `verify` do.
+fn open_and_check(path: &Path, material: &str) -> Result<(), TableError> {
+    let t = Table::open(path, material.parse().unwrap())?;
+    t.check_all()
+}
+
+/// The offset of the body in a sound file (where the first block starts).
+fn body_offset(path: &Path, material: &str) -> usize {
+    let t = Table::open(path, material.parse().unwrap()).unwrap();
+    let size = std::fs::metadata(path).unwrap().len() as usize;
+    size - 2 * t.header().entries as usize
+}
+
+/// Writes `bytes` as a table file of its own and requires it to be refused, with an error
+/// that names the file.
+fn assert_refused(dir: &Path, material: &str, bytes: &[u8], what: &str) {
+    let path = dir.join(format!("{material}.ctb"));
+    std::fs::write(&path, bytes).unwrap();
+    match open_and_check(&path, material) {
+        Ok(()) => panic!("{what}: a damaged file passed"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(msg.contains(&format!("{material}.ctb")), "{what}: {msg}");
+            assert!(!msg.contains('\n'), "{what}: {msg}");
+            assert!(
+                !msg.contains("UnexpectedEnd") && !msg.contains("os error"),
+                "{what}: decoder or OS internals: {msg}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_header_byte_and_bytes_across_the_body_are_checked() {
+    let d = TempDir::new("damaged-bytes");
+    build_into(&d, "KNPK");
+    let good = std::fs::read(d.0.join("KNPK.ctb")).unwrap();
+    let body = body_offset(&d.0.join("KNPK.ctb"), "KNPK");
+    // the file has several blocks a side, so that block checks are exercised
+    let t = Table::open(&d.0.join("KNPK.ctb"), "KNPK".parse().unwrap()).unwrap();
+    assert!(t.block_count() >= 6, "{}", t.block_count());
+    drop(t);
+    let scratch = TempDir::new("damaged-bytes-scratch");
+    // every byte before the body: magic, length, header, header checksum, padding, block
+    // table; two different changes each
+    for i in 0..body {
+        for flip in [0x01u8, 0x80] {
+            let mut b = good.clone();
+            b[i] ^= flip;
+            assert_refused(&scratch.0, "KNPK", &b, &format!("byte {i} ^ {flip:#x}"));
+        }
+    }
+    // bytes across the body, in every block
+    let mut i = body;
+    while i < good.len() {
+        let mut b = good.clone();
+        b[i] ^= 0x10;
+        assert_refused(&scratch.0, "KNPK", &b, &format!("body byte {i}"));
+        i += 977;
+    }
+    let mut b = good.clone();
+    *b.last_mut().unwrap() ^= 1;
+    assert_refused(&scratch.0, "KNPK", &b, "last byte");
+    // truncations at many lengths, and bytes appended
+    let mut len = 0;
+    while len < good.len() {
+        assert_refused(
+            &scratch.0,
+            "KNPK",
+            &good[..len],
+            &format!("truncated to {len}"),
+        );
+        len = if len < 300 { len + 1 } else { len * 5 / 4 };
+    }
+    assert_refused(
+        &scratch.0,
+        "KNPK",
+        &good[..good.len() - 1],
+        "one byte short",
+    );
+    let mut b = good.clone();
+    b.push(0);
+    assert_refused(&scratch.0, "KNPK", &b, "one byte appended");
+    // the sound file still passes
+    std::fs::write(scratch.0.join("KNPK.ctb"), &good).unwrap();
+    open_and_check(&scratch.0.join("KNPK.ctb"), "KNPK").unwrap();
+}
+
+#[test]
+fn probe_never_reads_a_value_from_a_damaged_block() {
+    let d = TempDir::new("damaged-probe");
+    let tb = build_into(&d, "KNPK");
+    let path = d.0.join("KNPK.ctb");
+    let t = tb.table("KNPK".parse().unwrap()).unwrap();
+    let entries = t.header().entries;
+    let block = t.header().block_entries as u64;
+    drop(t);
+    tb.forget(&"KNPK".parse().unwrap());
+    let body = body_offset(&path, "KNPK");
+    // zero the second block of black's entries
+    let mut bytes = std::fs::read(&path).unwrap();
+    let start = body + (entries + block) as usize;
+    for b in &mut bytes[start..start + block as usize] {
+        *b = 0;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let fresh = Tablebase::new(&d.0);
+    let t = fresh.table("KNPK".parse().unwrap()).unwrap();
+    let blocks = t.header().blocks_per_side();
+    // every entry of that block is an error naming the file and the block
+    for i in (block..2 * block).step_by(101) {
+        let e = t.code(Color::Black, i).unwrap_err().to_string();
+        assert!(
+            e.contains("KNPK.ctb") && e.contains(&format!("block {}", blocks + 1)),
+            "{e}"
+        );
+        assert!(e.contains("black to move"), "{e}");
+    }
+    // other blocks still answer
+    assert!(t.code(Color::Black, 0).is_ok());
+    assert!(t.code(Color::Red, block + 5).is_ok());
+    // and a position in the damaged block, probed, is an error, not a draw
+    let layout = t.layout();
+    let mut squares = [canju::Square::new(0).unwrap(); canju::tablebase::index::MAX_PIECES];
+    let mut hit = 0;
+    for i in block..2 * block {
+        if layout.squares(i, &mut squares).is_none() {
+            continue;
+        }
+        let mut pos = Position::scratch();
+        pos.set_placement(layout.pieces(), &squares[..4], Color::Black);
+        if pos.in_check(Color::Red) {
+            continue;
+        }
+        let Ok(pos) = pos.to_string().parse::<Position>() else {
+            continue;
+        };
+        let e = fresh.probe(&pos).unwrap_err().to_string();
+        assert!(e.contains("damaged"), "{e}");
+        hit += 1;
+        if hit > 20 {
+            break;
+        }
+    }
+    assert!(hit > 0);
+}
+
+#[test]
+fn a_damaged_sub_table_is_named_as_the_damaged_file() {
+    let d = TempDir::new("damaged-sub");
+    let tb = build_into(&d, "KNPKA");
+    drop(tb);
+    let sub = d.0.join("KNPK.ctb");
+    let mut bytes = std::fs::read(&sub).unwrap();
+    let n = bytes.len();
+    bytes[n - 1000] ^= 0x04;
+    std::fs::write(&sub, &bytes).unwrap();
+    // verify of the parent blames the sub-table's file
+    let tb = Tablebase::new(&d.0);
+    let parent = tb.table("KNPKA".parse().unwrap()).unwrap();
+    let e = verify::verify(&parent, &tb, &|_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("KNPK.ctb") && e.contains("damaged"), "{e}");
+    assert!(!e.contains("KNPKA: entry"), "{e}");
+    // building the parent again refuses to use it
+    std::fs::remove_file(d.0.join("KNPKA.ctb")).unwrap();
+    let tb = Tablebase::new(&d.0);
+    let m: Material = "KNPKA".parse().unwrap();
+    let e = canju::tablebase::build::build(
+        m,
+        &tb,
+        &|_| Box::new(canju::tablebase::generate::Silent),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("KNPK.ctb") && e.contains("damaged"), "{e}");
+    assert!(!d.0.join("KNPKA.ctb").exists());
+}
+
+/// A table file in format 1 (before block checksums): magic, header length, the bincode
+/// header (fixed-width little endian) with one CRC over the body, padding, body.
+fn format_one(material: &str, t: &Table) -> Vec<u8> {
+    let h = t.header();
+    let red = t.checked_side(Color::Red).unwrap();
+    let black = t.checked_side(Color::Black).unwrap();
+    let mut head = Vec::new();
+    head.extend_from_slice(&1u32.to_le_bytes());
+    for s in [h.rules.as_str(), material] {
+        head.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        head.extend_from_slice(s.as_bytes());
+    }
+    head.extend_from_slice(&h.index_scheme.to_le_bytes());
+    head.push(1);
+    head.extend_from_slice(&h.entries.to_le_bytes());
+    for s in &h.sides {
+        for x in [s.legal, s.win, s.draw, s.loss] {
+            head.extend_from_slice(&x.to_le_bytes());
+        }
+        head.extend_from_slice(&s.longest.to_le_bytes());
+        head.extend_from_slice(&s.longest_index.to_le_bytes());
+    }
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(red);
+    crc.update(black);
+    head.extend_from_slice(&crc.finalize().to_le_bytes());
+    let mut out = format::MAGIC.to_vec();
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.resize(out.len().div_ceil(64) * 64, 0);
+    out.extend_from_slice(red);
+    out.extend_from_slice(black);
+    out
+}
+
+#[test]
+fn old_format_files_are_named_and_converted() {
+    let d = TempDir::new("old-format");
+    let tb = build_into(&d, "KRK");
+    let path = d.0.join("KRK.ctb");
+    let now = std::fs::read(&path).unwrap();
+    let t = tb.table("KRK".parse().unwrap()).unwrap();
+    let old = format_one("KRK", &t);
+    drop(t);
+    tb.forget(&"KRK".parse().unwrap());
+    std::fs::write(&path, &old).unwrap();
+    let e = Tablebase::new(&d.0)
+        .table("KRK".parse().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("table format 1 from an older canju") && e.contains("canju gen KRK"),
+        "{e}"
+    );
+    // conversion gives exactly the file this canju writes
+    let reports = canju::tablebase::build::build(
+        "KRK".parse().unwrap(),
+        &Tablebase::new(&d.0),
+        &|_| Box::new(canju::tablebase::generate::Silent),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        reports.last().unwrap().outcome,
+        canju::tablebase::build::Outcome::Converted
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), now);
+    // a damaged old file is not converted
+    let mut bad = old.clone();
+    let n = bad.len();
+    bad[n - 3] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let e = format::legacy::convert(&path, &"KRK".parse().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("body checksum mismatch"), "{e}");
+}
