@@ -157,8 +157,33 @@ pub fn position_arg(fen: &Option<OsString>) -> Result<Position, CliError> {
     }
 }
 
+/// Help and version go to standard output; a bad argument is one line on standard error
+/// (clap's first line, without its usage block), exit code 2.
+fn argument_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            out!("{}", e.render());
+            output::flush();
+            ExitCode::SUCCESS
+        }
+        _ => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            errln!("canju: error: {first} (see canju --help)");
+            ExitCode::from(2)
+        }
+    }
+}
+
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(e),
+    };
     let result = match cli.command {
         None => tb::main_job(),
         Some(Command::Perft { fen, depth, divide }) => perft::run(&fen, depth, divide),
