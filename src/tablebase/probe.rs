@@ -27,6 +27,9 @@ pub struct Table {
     header: Header,
     layout: Layout,
     map: Mmap,
+    /// The file itself, for checking all blocks with plain reads (which, unlike touching
+    /// the mapping, leave no pages resident in this process).
+    file: fs::File,
     body: usize,
     blocks: Vec<BlockRef>,
     /// One bit per block: checked and sound.
@@ -87,6 +90,22 @@ fn file_kind(meta: &fs::Metadata) -> &'static str {
     "a special file"
 }
 
+/// Reads exactly `buf.len()` bytes at `offset`.
+fn read_at(file: &fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)
+    }
+}
+
 impl Table {
     /// Maps a table file and checks its header, block table, material and size. The body's
     /// blocks are checked as they are first read, or all at once by [`Table::check_all`].
@@ -129,6 +148,7 @@ impl Table {
             header,
             layout,
             map,
+            file,
             body,
             blocks,
             checked,
@@ -190,20 +210,40 @@ impl Table {
     }
 
     /// Checks every block of the body (in parallel); the lowest damaged block is the error.
+    /// Reads the file rather than the mapping, so that a whole table checked (a sub-table
+    /// before generation) does not stay resident in this process.
     pub fn check_all(&self) -> Result<(), TableError> {
         if self.all_checked.load(Acquire) {
             return Ok(());
         }
         let bad = (0..self.blocks.len())
             .into_par_iter()
-            .filter(|&b| self.check_block(b).is_err())
-            .min();
+            .map_init(Vec::new, |buf, b| (b, self.read_and_check(b, buf)))
+            .filter_map(|(b, r)| r.err().map(|e| (b, e)))
+            .min_by_key(|(b, _)| *b);
         match bad {
-            Some(b) => Err(self.block_error(b)),
+            Some((_, e)) => Err(e),
             None => {
                 self.all_checked.store(true, Release);
                 Ok(())
             }
+        }
+    }
+
+    fn read_and_check(&self, b: usize, buf: &mut Vec<u8>) -> Result<(), TableError> {
+        let (word, bit) = (&self.checked[b / 64], 1u64 << (b % 64));
+        if word.load(Acquire) & bit != 0 {
+            return Ok(());
+        }
+        let r = &self.blocks[b];
+        buf.resize(r.length as usize, 0);
+        read_at(&self.file, buf, self.body as u64 + r.offset)
+            .map_err(|e| TableError::io(&self.path, &e))?;
+        if format::block_checksum_ok(buf, r) {
+            word.fetch_or(bit, Release);
+            Ok(())
+        } else {
+            Err(self.block_error(b))
         }
     }
 
