@@ -47,3 +47,4 @@ pub use position::{Position, START_FEN, Setup};
 pub use square::{File, Rank, Square};
 pub mod notation;
 pub mod render;
+pub mod solver;

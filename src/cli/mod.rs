@@ -6,6 +6,7 @@ mod output;
 
 mod board;
 mod perft;
+mod solve;
 mod tb;
 
 use std::ffi::OsString;
@@ -118,6 +119,32 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Prove the shortest forced win (mate or stalemate) within a bound, every winning
+    /// first move and the main line; or prove there is none.
+    Solve {
+        #[arg(long, value_parser = clap::value_parser!(OsString))]
+        fen: Option<OsString>,
+        /// The bound, in moves of the side to move (三步杀 = 3).
+        #[arg(long, default_value_t = 6)]
+        max_moves: u32,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Stop after this many seconds and report what was proven.
+        #[arg(long)]
+        time: Option<f64>,
+        /// iccs, wxf or chinese.
+        #[arg(long, default_value = "chinese")]
+        notation: Notation,
+        #[arg(long)]
+        json: bool,
+        /// Transposition table size in MB.
+        #[arg(long, default_value_t = canju::solver::DEFAULT_HASH_MB)]
+        hash: usize,
+        /// Table directory: positions whose material has a table there are decided by it.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Draw a position on the terminal.
     Show {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
@@ -195,6 +222,25 @@ pub fn run() -> ExitCode {
         }) => board::moves(&fen, notation, ascii_digits, json),
         Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
         Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
+        Some(Command::Solve {
+            fen,
+            max_moves,
+            threads,
+            time,
+            notation,
+            json,
+            hash,
+            dir,
+        }) => solve::run(solve::SolveArgs {
+            fen: &fen,
+            max_moves,
+            threads,
+            time,
+            notation,
+            json,
+            hash,
+            dir: &dir,
+        }),
         Some(Command::Gen {
             material,
             dir,

@@ -44,7 +44,7 @@ pub fn material_arg(text: &str) -> Result<Material, CliError> {
     Ok(m.canonical())
 }
 
-fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
         if n == 0 || n > MAX_THREADS {
@@ -59,7 +59,7 @@ fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
         .map_err(|e| CliError::input(format!("thread pool: {e}")))
 }
 
-fn table_error(e: impl std::fmt::Display) -> CliError {
+pub fn table_error(e: impl std::fmt::Display) -> CliError {
     CliError {
         code: 1,
         message: e.to_string(),
@@ -124,7 +124,7 @@ impl Drop for Bar {
     }
 }
 
-fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

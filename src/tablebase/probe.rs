@@ -284,6 +284,14 @@ impl Table {
         self.side_unchecked(turn)[index as usize]
     }
 
+    /// The value of a placed position (from [`placement`]) in this table, which must be
+    /// the table of its material.
+    pub fn probe(&self, pl: &Placement) -> Result<Value, TableError> {
+        let n = self.layout.pieces().len();
+        let index = self.layout.index(&pl.squares[..n]);
+        self.value(pl.turn, index)
+    }
+
     /// The value of an entry that belongs to a legal position.
     pub fn value(&self, turn: Color, index: u64) -> Result<Value, TableError> {
         let c = self.code(turn, index)?;
@@ -425,13 +433,21 @@ impl Tablebase {
         self.tables.write().expect("lock").remove(material);
     }
 
+    /// The table of a canonical material if its file is there (`None` when it is not;
+    /// an error when it is there but damaged or foreign).
+    pub fn table_if_present(&self, material: Material) -> Result<Option<Arc<Table>>, TableError> {
+        match self.table(material) {
+            Ok(t) => Ok(Some(t)),
+            Err(TableError::Missing { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The value of a position for the side to move.
     pub fn probe(&self, pos: &Position) -> Result<Value, TableError> {
         let pl = placement(pos)?;
         let table = self.table(pl.material)?;
-        let n = table.layout().pieces().len();
-        let index = table.layout().index(&pl.squares[..n]);
-        table.value(pl.turn, index)
+        table.probe(&pl)
     }
 
     /// Every legal move with its value for the mover, best first (quickest win, then

@@ -1,0 +1,287 @@
+//! `canju solve`: exact forced mates for compositions.
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use canju::notation::{self, Notation, Style};
+use canju::solver::{self, Options, Solution, Verdict};
+use canju::tablebase::Tablebase;
+use canju::{Move, Position};
+
+use super::tb::{table_dir, table_error, thousands, thread_pool};
+use super::{CliError, CliResult, position_arg};
+
+pub struct SolveArgs<'a> {
+    pub fen: &'a Option<OsString>,
+    pub max_moves: u32,
+    pub threads: Option<usize>,
+    pub time: Option<f64>,
+    pub notation: Notation,
+    pub json: bool,
+    pub hash: usize,
+    pub dir: &'a Option<PathBuf>,
+}
+
+/// The most memory `--hash` takes, in MB.
+pub const MAX_HASH_MB: usize = 16384;
+
+#[derive(serde::Serialize)]
+struct MoveJson {
+    iccs: String,
+    wxf: String,
+    chinese: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plies: Option<u32>,
+}
+
+#[derive(serde::Serialize)]
+struct SolveJson {
+    fen: String,
+    verdict: &'static str,
+    plies: Option<u32>,
+    moves: Option<u32>,
+    max_moves: u32,
+    searched_plies: u32,
+    winning_moves: Vec<MoveJson>,
+    pv: Vec<MoveJson>,
+    nodes: u64,
+    seconds: f64,
+    rules: &'static str,
+}
+
+fn texts(pos: &Position, m: Move, plies: Option<u32>) -> MoveJson {
+    let style = Style::default();
+    MoveJson {
+        iccs: notation::format_move(pos, m, Notation::Iccs, style),
+        wxf: notation::format_move(pos, m, Notation::Wxf, style),
+        chinese: notation::format_move(pos, m, Notation::Chinese, style),
+        plies,
+    }
+}
+
+/// 一步杀, 两步杀, 三步杀 … for a mate in n moves.
+fn chinese_moves(n: u32) -> String {
+    const DIGITS: [&str; 10] = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    let number = match n {
+        2 => "两".to_string(),
+        1..=9 => DIGITS[n as usize].to_string(),
+        10 => "十".to_string(),
+        11..=19 => format!("十{}", DIGITS[(n - 10) as usize]),
+        20..=99 => format!(
+            "{}十{}",
+            DIGITS[(n / 10) as usize],
+            DIGITS[(n % 10) as usize]
+        ),
+        _ => n.to_string(),
+    };
+    format!("{number}步杀")
+}
+
+pub fn run(a: SolveArgs) -> CliResult {
+    let pos = position_arg(a.fen)?;
+    if a.max_moves == 0 || a.max_moves > solver::MAX_MOVES {
+        return Err(CliError::input(format!(
+            "--max-moves {}: between 1 and {}",
+            a.max_moves,
+            solver::MAX_MOVES
+        )));
+    }
+    if a.hash == 0 || a.hash > MAX_HASH_MB {
+        return Err(CliError::input(format!(
+            "--hash {}: between 1 and {MAX_HASH_MB} MB",
+            a.hash
+        )));
+    }
+    let time = match a.time {
+        None => None,
+        Some(t) if t.is_finite() && t > 0.0 && t <= 1e7 => Some(Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(CliError::input(format!(
+                "--time {t}: a number of seconds above 0"
+            )));
+        }
+    };
+    let dir = table_dir(a.dir)?;
+    let tb = Tablebase::new(&dir);
+    let pool = thread_pool(a.threads)?;
+    let mut options = Options::new(a.max_moves);
+    options.time = time;
+    options.hash_mb = a.hash;
+    let stop = options.stop.clone();
+    // Ctrl-C stops the proof and reports what was proven (a second Ctrl-C is ignored
+    // while the report is written)
+    let _ = ctrlc::set_handler(move || stop.store(true, Relaxed));
+    let done = Arc::new(AtomicBool::new(false));
+    let reporter = live_progress(&options, done.clone());
+    let result = pool.install(|| solver::solve(&pos, &options, Some(&tb)));
+    done.store(true, Relaxed);
+    if let Some(r) = reporter {
+        let _ = r.join();
+    }
+    let s = result.map_err(|e| match e {
+        solver::SolveError::Bound(_) => CliError::input(e),
+        solver::SolveError::Table(e) => table_error(e),
+    })?;
+    if a.json {
+        print_json(&pos, &s)
+    } else {
+        print_text(&pos, &s, a.notation);
+        Ok(())
+    }
+}
+
+/// A progress line on a terminal once a proof takes more than a second.
+fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread::JoinHandle<()>> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let live = options.live.clone();
+    Some(std::thread::spawn(move || {
+        let start = Instant::now();
+        let mut bar: Option<ProgressBar> = None;
+        while !done.load(Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+            if start.elapsed() < Duration::from_secs(1) {
+                continue;
+            }
+            let b = bar.get_or_insert_with(|| {
+                let b = ProgressBar::new_spinner();
+                b.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("template"));
+                b
+            });
+            let nodes = live.nodes.load(Relaxed);
+            let secs = start.elapsed().as_secs_f64();
+            b.set_message(format!(
+                "searching {} plies: {} nodes, {} winning first moves so far, {:.0} s (Ctrl-C stops)",
+                live.depth.load(Relaxed),
+                thousands(nodes),
+                live.proven.load(Relaxed),
+                secs
+            ));
+            b.tick();
+        }
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+    }))
+}
+
+fn print_json(pos: &Position, s: &Solution) -> CliResult {
+    let (verdict, plies) = match s.verdict {
+        Verdict::Win { plies } => ("win", Some(plies)),
+        Verdict::None => ("none", None),
+        Verdict::Unknown => ("unknown", None),
+    };
+    let mut line = Vec::new();
+    let mut p = pos.clone();
+    for &m in &s.pv {
+        line.push(texts(&p, m, None));
+        p.play_unchecked(m);
+    }
+    let out = SolveJson {
+        fen: pos.to_string(),
+        verdict,
+        plies,
+        moves: plies.map(|n| n.div_ceil(2)),
+        max_moves: s.max_plies.div_ceil(2),
+        searched_plies: s.searched_plies,
+        winning_moves: s
+            .winning_moves
+            .iter()
+            .map(|w| texts(pos, w.mv, Some(w.plies)))
+            .collect(),
+        pv: line,
+        nodes: s.nodes,
+        seconds: s.seconds,
+        rules: canju::tablebase::format::RULES,
+    };
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&out).map_err(CliError::input)?
+    );
+    Ok(())
+}
+
+fn print_text(pos: &Position, s: &Solution, notation: Notation) {
+    out!(
+        "{}",
+        canju::render::terminal::board(pos, super::board::board_style(false))
+    );
+    outln!("{pos}");
+    let side = pos.turn();
+    let bound = s.max_plies.div_ceil(2);
+    match s.verdict {
+        Verdict::Win { plies } => {
+            let moves = plies.div_ceil(2);
+            outln!(
+                "win: {}先胜, {} ({plies} plies, {moves} move{}; {} to move)",
+                side.chinese(),
+                chinese_moves(moves),
+                if moves == 1 { "" } else { "s" },
+                side
+            );
+        }
+        Verdict::None if s.no_legal_move => outln!(
+            "none: {side} to move has no legal move: it has already lost (mated or stalemated)"
+        ),
+        Verdict::None => outln!(
+            "none: no forced win within {bound} moves ({} plies), proven",
+            s.max_plies
+        ),
+        Verdict::Unknown => outln!(
+            "unknown: stopped before an answer; no forced win within {} plies is proven",
+            s.searched_plies
+        ),
+    }
+    let style = Style::default();
+    if !s.winning_moves.is_empty() {
+        if s.searched_plies >= s.max_plies {
+            outln!("every winning first move within {bound} moves:");
+        } else {
+            outln!(
+                "winning first moves (complete up to {} plies; stopped before {}):",
+                s.searched_plies,
+                s.max_plies
+            );
+        }
+        for w in &s.winning_moves {
+            let text = notation::format_move(pos, w.mv, notation, style);
+            let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
+            let pad = " ".repeat(10usize.saturating_sub(width));
+            outln!(
+                "  {text}{pad}{} plies ({} moves)",
+                w.plies,
+                w.plies.div_ceil(2)
+            );
+        }
+    }
+    if !s.pv.is_empty() {
+        let mut p = pos.clone();
+        let mut text = String::new();
+        for (i, &m) in s.pv.iter().enumerate() {
+            if i % 2 == 0 {
+                if i > 0 {
+                    text.push(' ');
+                }
+                text.push_str(&format!("{}. ", i / 2 + 1));
+            } else {
+                text.push(' ');
+            }
+            text.push_str(&notation::format_move(&p, m, notation, style));
+            p.play_unchecked(m);
+        }
+        outln!("line: {text}");
+    }
+    outln!(
+        "{} nodes in {:.2} s ({:.1} M nodes/s)",
+        thousands(s.nodes),
+        s.seconds,
+        s.nodes as f64 / s.seconds.max(1e-9) / 1e6
+    );
+}

@@ -1,0 +1,361 @@
+//! The proof search: does the attacker force mate within `d` plies? A depth-first
+//! AND/OR search with every legal move of both sides (quiet moves included: a line that
+//! stops checking must still parry the defender's threats, and a quiet move may win by
+//! stalemate), bounds kept in the shared transposition table, and the tables deciding
+//! every node whose material they hold.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use super::tt::{Bounds, Tt};
+use crate::material::Material;
+use crate::moves::{Move, MoveList};
+use crate::piece::{Color, Kind};
+use crate::position::Position;
+use crate::tablebase::index::MAX_PIECES;
+use crate::tablebase::probe::placement;
+use crate::tablebase::{Table, TableError, Tablebase, Value};
+
+/// Why a search stopped before its answer.
+#[derive(Debug)]
+pub enum Stop {
+    /// The time limit passed or the caller asked to stop.
+    Interrupted,
+    /// A table the search read is damaged.
+    Table(TableError),
+}
+
+/// What every search thread shares.
+pub struct Shared<'a> {
+    pub tt: &'a Tt,
+    pub tb: Option<&'a Tablebase>,
+    pub attacker: Color,
+    pub stop: &'a AtomicBool,
+    pub deadline: Option<Instant>,
+    pub nodes: &'a AtomicU64,
+}
+
+const MAX_PLY: usize = 256;
+
+/// One thread's search state: killer moves per ply, history counts, the tables it has
+/// looked up.
+pub struct Searcher<'a> {
+    shared: &'a Shared<'a>,
+    killers: Vec<[Option<Move>; 2]>,
+    history: Box<[[u32; 8100]; 2]>,
+    tables: HashMap<Material, Option<Arc<Table>>>,
+    nodes: u64,
+}
+
+/// The attacker mates within this many plies, or never: the tables' exact value of a
+/// position for the attacker.
+fn table_distance(v: Value, attacker_to_move: bool) -> Option<u32> {
+    match (v, attacker_to_move) {
+        (Value::Win(n), true) | (Value::Loss(n), false) => Some(n),
+        _ => None,
+    }
+}
+
+fn piece_value(kind: Kind) -> u32 {
+    match kind {
+        Kind::Chariot => 90,
+        Kind::Cannon => 45,
+        Kind::Horse => 40,
+        Kind::Advisor | Kind::Elephant => 20,
+        Kind::Soldier => 15,
+        Kind::General => 0,
+    }
+}
+
+#[inline]
+fn move_index(m: Move) -> usize {
+    m.from().index() as usize * 90 + m.to().index() as usize
+}
+
+impl<'a> Searcher<'a> {
+    pub fn new(shared: &'a Shared<'a>) -> Searcher<'a> {
+        Searcher {
+            shared,
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: Box::new([[0; 8100]; 2]),
+            tables: HashMap::new(),
+            nodes: 0,
+        }
+    }
+
+    /// Adds this thread's node count to the shared one.
+    pub fn flush_nodes(&mut self) {
+        self.shared.nodes.fetch_add(self.nodes, Relaxed);
+        self.nodes = 0;
+    }
+
+    fn tick(&mut self) -> Result<(), Stop> {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.flush_nodes();
+            if self.shared.stop.load(Relaxed) {
+                return Err(Stop::Interrupted);
+            }
+            if self.shared.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.shared.stop.store(true, Relaxed);
+                return Err(Stop::Interrupted);
+            }
+        }
+        Ok(())
+    }
+
+    /// The tables' distance for the attacker, when the position's material has a table.
+    fn probe(&mut self, pos: &Position) -> Result<Option<Option<u32>>, Stop> {
+        let Some(tb) = self.shared.tb else {
+            return Ok(None);
+        };
+        if pos.piece_count() > MAX_PIECES {
+            return Ok(None);
+        }
+        let pl = placement(pos).map_err(Stop::Table)?;
+        let table = match self.tables.get(&pl.material) {
+            Some(t) => t.clone(),
+            None => {
+                let t = tb.table_if_present(pl.material).map_err(Stop::Table)?;
+                self.tables.insert(pl.material, t.clone());
+                t
+            }
+        };
+        let Some(table) = table else {
+            return Ok(None);
+        };
+        let v = table.probe(&pl).map_err(Stop::Table)?;
+        Ok(Some(table_distance(
+            v,
+            pos.turn() == self.shared.attacker,
+        )))
+    }
+
+    /// Whether the attacker forces mate within `d` plies from `pos` (either side to move).
+    /// `ply` is the distance from the search's root, for killer moves.
+    pub fn mates_within(&mut self, pos: &mut Position, d: u32, ply: usize) -> Result<bool, Stop> {
+        let attacker = pos.turn() == self.shared.attacker;
+        // mates come in odd plies with the attacker to move, even with the defender
+        let d = if attacker == d.is_multiple_of(2) {
+            match d.checked_sub(1) {
+                Some(d) => d,
+                None => return Ok(false),
+            }
+        } else {
+            d
+        };
+        self.tick()?;
+        let key = pos.key();
+        let known = self.shared.tt.get(key);
+        if known.mates_within(d) {
+            return Ok(true);
+        }
+        if known.no_mate_within(d) {
+            return Ok(false);
+        }
+        if let Some(dist) = self.probe(pos)? {
+            let b = match dist {
+                Some(n) => Bounds::NONE
+                    .with_mate_within(n)
+                    .with_no_mate_within(n.saturating_sub(1)),
+                None => Bounds::NONE.with_never(),
+            };
+            let b = if dist == Some(0) {
+                Bounds::NONE.with_mate_within(0)
+            } else {
+                b
+            };
+            self.shared.tt.put(key, b);
+            return Ok(dist.is_some_and(|n| n <= d));
+        }
+        let mut list = MoveList::new();
+        pos.pseudo_moves(&mut list);
+        let legality = pos.legality();
+        list.retain(|m| legality.move_is_legal(pos, m));
+        if list.is_empty() {
+            // the side to move has lost: mate in 0 if it is the defender, never if not
+            let b = if attacker {
+                Bounds::NONE.with_never()
+            } else {
+                Bounds::NONE.with_mate_within(0)
+            };
+            self.shared.tt.put(key, b);
+            return Ok(!attacker);
+        }
+        if attacker {
+            self.attack(pos, &list, d, ply, known)
+        } else {
+            self.defend(pos, &list, d, ply, known)
+        }
+    }
+
+    fn attack(
+        &mut self,
+        pos: &mut Position,
+        list: &MoveList,
+        d: u32,
+        ply: usize,
+        known: Bounds,
+    ) -> Result<bool, Stop> {
+        let key = pos.key();
+        let defender = !pos.turn();
+        if d == 1 {
+            // a mate in one: a move after which the defender has no legal move (checkmate,
+            // or stalemate, which loses too)
+            for &m in list.iter() {
+                self.nodes += 1;
+                let undo = pos.play_unchecked(m);
+                let mated = !pos.has_legal_move();
+                pos.undo(m, undo);
+                if mated {
+                    self.shared
+                        .tt
+                        .put(key, known.with_mate_within(1).with_best(m));
+                    return Ok(true);
+                }
+            }
+            self.shared.tt.put(key, known.with_no_mate_within(1));
+            return Ok(false);
+        }
+        let mut scored = [(0u32, list[0]); crate::moves::MAX_MOVES];
+        let n = list.len();
+        let tt_move = known.best();
+        let killers = self.killers[ply.min(MAX_PLY)];
+        let side = pos.turn().index();
+        for (i, &m) in list.iter().enumerate() {
+            let victim = pos.piece_at(m.to());
+            let undo = pos.play_unchecked(m);
+            let check = pos.in_check(defender);
+            pos.undo(m, undo);
+            let mut s = self.history[side][move_index(m)].min(99_999);
+            if Some(m) == tt_move {
+                s += 10_000_000;
+            }
+            if check {
+                s += 2_000_000;
+            }
+            if let Some(v) = victim {
+                s += 1_000_000 + 1000 * piece_value(v.kind);
+            }
+            if killers.contains(&Some(m)) {
+                s += 500_000;
+            }
+            scored[i] = (s, m);
+        }
+        for i in 0..n {
+            let m = pick(&mut scored[i..n]);
+            let undo = pos.play_unchecked(m);
+            self.shared.tt.prefetch(pos.key());
+            let r = self.mates_within(pos, d - 1, ply + 1);
+            pos.undo(m, undo);
+            if r? {
+                self.shared
+                    .tt
+                    .put(key, self.shared.tt.get(key).with_mate_within(d).with_best(m));
+                self.reward(side, m, d, ply);
+                return Ok(true);
+            }
+        }
+        self.shared
+            .tt
+            .put(key, self.shared.tt.get(key).with_no_mate_within(d));
+        Ok(false)
+    }
+
+    fn defend(
+        &mut self,
+        pos: &mut Position,
+        list: &MoveList,
+        d: u32,
+        ply: usize,
+        known: Bounds,
+    ) -> Result<bool, Stop> {
+        let key = pos.key();
+        if d == 0 {
+            self.shared.tt.put(key, known.with_no_mate_within(0));
+            return Ok(false);
+        }
+        let mut scored = [(0u32, list[0]); crate::moves::MAX_MOVES];
+        let n = list.len();
+        let tt_move = known.best();
+        let killers = self.killers[ply.min(MAX_PLY)];
+        let side = pos.turn().index();
+        for (i, &m) in list.iter().enumerate() {
+            let mut s = self.history[side][move_index(m)].min(99_999);
+            if Some(m) == tt_move {
+                s += 10_000_000;
+            }
+            if let Some(v) = pos.piece_at(m.to()) {
+                s += 1_000_000 + 1000 * piece_value(v.kind);
+            }
+            if killers.contains(&Some(m)) {
+                s += 500_000;
+            }
+            scored[i] = (s, m);
+        }
+        for i in 0..n {
+            let m = pick(&mut scored[i..n]);
+            let undo = pos.play_unchecked(m);
+            self.shared.tt.prefetch(pos.key());
+            let r = self.mates_within(pos, d - 1, ply + 1);
+            pos.undo(m, undo);
+            if !r? {
+                self.shared.tt.put(
+                    key,
+                    self.shared.tt.get(key).with_no_mate_within(d).with_best(m),
+                );
+                self.reward(side, m, d, ply);
+                return Ok(false);
+            }
+        }
+        self.shared
+            .tt
+            .put(key, self.shared.tt.get(key).with_mate_within(d));
+        Ok(true)
+    }
+
+    /// A move that decided its node: a killer at its ply and history credit.
+    fn reward(&mut self, side: usize, m: Move, d: u32, ply: usize) {
+        let k = &mut self.killers[ply.min(MAX_PLY)];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+        let h = &mut self.history[side][move_index(m)];
+        *h = h.saturating_add(d * d);
+    }
+
+    /// The exact number of plies in which the attacker mates from `pos`, if it is at most
+    /// `max` (searched shallow to deep, so the first success is the distance).
+    pub fn distance(&mut self, pos: &mut Position, max: u32) -> Result<Option<u32>, Stop> {
+        let first = if pos.turn() == self.shared.attacker {
+            1
+        } else {
+            0
+        };
+        let mut d = first;
+        while d <= max {
+            if self.mates_within(pos, d, 0)? {
+                return Ok(Some(d));
+            }
+            d += 2;
+        }
+        Ok(None)
+    }
+}
+
+/// Moves the best-scored entry to the front and returns its move (selection, so that a
+/// node cut off early does not pay for sorting everything).
+#[inline]
+fn pick(scored: &mut [(u32, Move)]) -> Move {
+    let mut best = 0;
+    for i in 1..scored.len() {
+        if scored[i].0 > scored[best].0 {
+            best = i;
+        }
+    }
+    scored.swap(0, best);
+    scored[0].1
+}

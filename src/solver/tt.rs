@@ -1,0 +1,189 @@
+//! The transposition table of the mate solver: what has been proven about a position's
+//! distance to mate, shared by all search threads without locks.
+//!
+//! An entry holds bounds on M, the number of plies in which the attacker forces mate from
+//! the position with perfect play on both sides: `M ≤ hi` (a mate within `hi` was proven)
+//! and `M > lo` (no mate within `lo`), with the best move found. Under the baseline rules M
+//! depends on the position alone (not on the moves that led to it), so bounds proven
+//! anywhere hold everywhere. Each slot is two atomic words, the key XOR-ed with the data
+//! and the data, so that a slot torn by two writers reads as a miss, never as a wrong hit.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::moves::Move;
+use crate::square::Square;
+
+/// `hi` when no mate is known.
+pub const UNKNOWN_HI: u8 = u8::MAX;
+/// `lo` for "no mate at any depth" (a draw or a loss of the attacker by the tables, or
+/// the attacker has no move).
+pub const NEVER: u8 = u8::MAX;
+const NO_MOVE: u16 = u16::MAX;
+
+/// What is known of one position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// A mate within this many plies is proven ([`UNKNOWN_HI`]: none).
+    pub hi: u8,
+    /// No mate within this many plies is proven, stored plus one (0: nothing proven;
+    /// [`NEVER`]: no mate ever).
+    lo_plus_one: u8,
+    best: u16,
+}
+
+impl Bounds {
+    pub const NONE: Bounds = Bounds {
+        hi: UNKNOWN_HI,
+        lo_plus_one: 0,
+        best: NO_MOVE,
+    };
+
+    /// Whether a mate within `d` plies is proven.
+    #[inline]
+    pub fn mates_within(&self, d: u32) -> bool {
+        (self.hi as u32) <= d
+    }
+
+    /// Whether it is proven that there is no mate within `d` plies.
+    #[inline]
+    pub fn no_mate_within(&self, d: u32) -> bool {
+        self.lo_plus_one == NEVER || (self.lo_plus_one as u32) > d
+    }
+
+    pub fn with_mate_within(mut self, d: u32) -> Bounds {
+        self.hi = self.hi.min(d.min(UNKNOWN_HI as u32 - 1) as u8);
+        self
+    }
+
+    pub fn with_no_mate_within(mut self, d: u32) -> Bounds {
+        if self.lo_plus_one != NEVER {
+            self.lo_plus_one = self.lo_plus_one.max((d + 1).min(NEVER as u32 - 1) as u8);
+        }
+        self
+    }
+
+    pub fn with_never(mut self) -> Bounds {
+        self.lo_plus_one = NEVER;
+        self
+    }
+
+    pub fn with_best(mut self, m: Move) -> Bounds {
+        self.best = (m.from().index() as u16) << 8 | m.to().index() as u16;
+        self
+    }
+
+    pub fn best(&self) -> Option<Move> {
+        if self.best == NO_MOVE {
+            return None;
+        }
+        let from = Square::new((self.best >> 8) as u8)?;
+        let to = Square::new((self.best & 0xff) as u8)?;
+        Some(Move::new(from, to))
+    }
+
+    fn pack(self) -> u64 {
+        self.hi as u64 | (self.lo_plus_one as u64) << 8 | (self.best as u64) << 16
+    }
+
+    fn unpack(data: u64) -> Bounds {
+        Bounds {
+            hi: data as u8,
+            lo_plus_one: (data >> 8) as u8,
+            best: (data >> 16) as u16,
+        }
+    }
+}
+
+/// The shared table: a power-of-two number of two-word slots.
+pub struct Tt {
+    slots: Vec<[AtomicU64; 2]>,
+    mask: u64,
+}
+
+impl Tt {
+    /// A table of about `megabytes` MB (at least 1024 slots).
+    pub fn new(megabytes: usize) -> Tt {
+        let want = ((megabytes.max(1) << 20) / 16).max(1024);
+        // the largest power of two that fits
+        let n = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
+        Tt {
+            slots: (0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect(),
+            mask: n as u64 - 1,
+        }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * 16
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &[AtomicU64; 2] {
+        &self.slots[(key & self.mask) as usize]
+    }
+
+    /// What is known of a position (nothing when its slot holds another).
+    #[inline]
+    pub fn get(&self, key: u64) -> Bounds {
+        let s = self.slot(key);
+        let (k, data) = (s[0].load(Relaxed), s[1].load(Relaxed));
+        if k ^ data == key && data != 0 {
+            Bounds::unpack(data)
+        } else {
+            Bounds::NONE
+        }
+    }
+
+    /// Stores what is known of a position, replacing the slot's content (callers merge by
+    /// starting from [`Tt::get`]).
+    #[inline]
+    pub fn put(&self, key: u64, b: Bounds) {
+        let data = b.pack();
+        let s = self.slot(key);
+        s[0].store(key ^ data, Relaxed);
+        s[1].store(data, Relaxed);
+    }
+
+    /// Prefetches a position's slot.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = self.slot(key).as_ptr() as *const i8;
+            // SAFETY: prefetching is a hint with no effect on memory; the address comes
+            // from a live reference.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_merge_and_round_trip() {
+        let tt = Tt::new(1);
+        let key = 0x1234_5678_9abc_def0;
+        assert_eq!(tt.get(key), Bounds::NONE);
+        let b = Bounds::NONE.with_no_mate_within(4).with_mate_within(9);
+        tt.put(key, b);
+        let got = tt.get(key);
+        assert!(got.no_mate_within(4) && !got.no_mate_within(5));
+        assert!(got.mates_within(9) && !got.mates_within(8));
+        // another key in the same slot is a miss
+        assert_eq!(tt.get(key ^ (1 << 40)), Bounds::NONE);
+        let never = Bounds::NONE.with_never().with_no_mate_within(3);
+        assert!(never.no_mate_within(250));
+        let m = Move::new(Square::new(3).unwrap(), Square::new(89).unwrap());
+        assert_eq!(Bounds::NONE.with_best(m).best(), Some(m));
+    }
+}

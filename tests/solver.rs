@@ -1,0 +1,307 @@
+//! The composition solver: classical mating patterns at their exact length, stalemate as
+//! the only win, positions with no win within the bound, agreement with the tables on
+//! every move, and the command line.
+
+mod common;
+
+use std::process::Command;
+
+use canju::Position;
+use canju::solver::{Options, Solution, Verdict, solve};
+use canju::tablebase::{Tablebase, Value};
+use common::{Rng, TempDir, build_into};
+use proptest::prelude::*;
+
+fn solved(fen: &str, max_moves: u32, tb: Option<&Tablebase>) -> Solution {
+    let pos: Position = fen.parse().unwrap();
+    solve(&pos, &Options::new(max_moves), tb).unwrap()
+}
+
+/// The line is legal, as long as the win, and ends with the defender unable to move.
+fn check_line(fen: &str, s: &Solution) {
+    let Verdict::Win { plies } = s.verdict else {
+        panic!("{fen}: no win");
+    };
+    let mut pos: Position = fen.parse().unwrap();
+    assert_eq!(s.pv.len() as u32, plies, "{fen}: line {:?}", s.pv);
+    for &m in &s.pv {
+        assert!(pos.legal_moves().contains(&m), "{fen}: {m} illegal in {pos}");
+        pos.play_unchecked(m);
+    }
+    assert!(pos.legal_moves().is_empty(), "{fen}: the line ends in {pos}");
+    assert_eq!(s.winning_moves[0].mv, s.pv[0]);
+    assert!(s.winning_moves.iter().all(|w| w.plies >= plies && w.plies % 2 == 1));
+}
+
+/// Hand-built patterns; every length was also found by an independent engine
+/// (Fairy-Stockfish, `go mate N`) in the same number of moves.
+const PATTERNS: &[(&str, &str, u32, u32, &str)] = &[
+    // name, FEN, bound in moves, shortest win in plies, a first move that achieves it
+    ("双车错", "4k4/9/9/9/9/9/9/9/R8/R2K5 w", 3, 3, "a1a8"),
+    ("马后炮", "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w", 3, 5, "g0g1"),
+    ("铁门栓", "5k3/9/9/9/9/9/9/9/4C4/R3K4 w", 3, 5, "a0a1"),
+    ("重炮", "2bakab2/9/9/9/7C1/9/9/4C4/9/4K4 w", 2, 1, "h5e5"),
+    ("重炮 (from afar)", "2bakab2/9/9/9/9/9/7C1/4C4/9/4K4 w", 3, 1, "h3e3"),
+    ("卧槽马", "4ka3/4a4/9/1N7/9/9/9/9/9/3RK4 w", 2, 1, "b6c8"),
+    ("白脸将", "3k5/9/9/9/9/9/9/9/9/4K3R w", 2, 1, "i0i8"),
+    ("天地炮", "3ak4/4a4/9/9/9/9/9/9/C8/4K2C1 w", 3, 1, "a1a9"),
+];
+
+#[test]
+fn classical_patterns_at_their_exact_length() {
+    for &(name, fen, bound, plies, key) in PATTERNS {
+        let s = solved(fen, bound, None);
+        assert_eq!(s.verdict, Verdict::Win { plies }, "{name}");
+        check_line(fen, &s);
+        assert!(
+            s.winning_moves
+                .iter()
+                .any(|w| w.mv.to_string() == key && w.plies == plies),
+            "{name}: {key} not among {:?}",
+            s.winning_moves
+        );
+        // one move less than the shortest: proven none
+        if plies > 1 {
+            let s = solved(fen, plies.div_ceil(2) - 1, None);
+            assert_eq!(s.verdict, Verdict::None, "{name}");
+            assert!(s.winning_moves.is_empty());
+        }
+    }
+}
+
+#[test]
+fn stalemate_is_the_only_win() {
+    // 钓鱼马 without the chariot: black's general has no move (the horse covers f8, the
+    // generals may not face on file e); any quiet move that keeps it so stalemates it, and
+    // no move mates by check
+    let fen = "5k3/9/9/6N2/9/P8/9/9/9/4K4 w";
+    let s = solved(fen, 2, None);
+    assert_eq!(s.verdict, Verdict::Win { plies: 1 });
+    check_line(fen, &s);
+    let pos: Position = fen.parse().unwrap();
+    for w in s.winning_moves.iter().filter(|w| w.plies == 1) {
+        let mut p = pos.clone();
+        p.play_unchecked(w.mv);
+        assert!(!p.is_check(), "{} mates by check", w.mv);
+        assert!(p.legal_moves().is_empty());
+    }
+    assert!(s.winning_moves.iter().any(|w| w.mv.to_string() == "a4a5"));
+}
+
+#[test]
+fn no_win_within_the_bound_is_proven_none() {
+    for (fen, bound) in [
+        // the start position
+        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", 3),
+        // 大胆穿心 needs more than three moves here (the peer finds seven)
+        ("3akab2/9/4b4/9/9/9/9/9/4R4/3RK4 w", 3),
+        // 挂角马 set up too far away
+        ("3k5/4a4/3a5/9/2N6/9/9/9/9/4K4 w", 3),
+        // a lone horse never mates a general with an advisor beside it
+        ("3k5/4a4/9/9/9/9/9/9/9/4K1N2 w", 4),
+    ] {
+        let s = solved(fen, bound, None);
+        assert_eq!(s.verdict, Verdict::None, "{fen}");
+        assert!(s.winning_moves.is_empty() && s.pv.is_empty(), "{fen}");
+        assert_eq!(s.searched_plies, 2 * bound - 1);
+    }
+}
+
+#[test]
+fn a_side_with_no_move_has_lost_already() {
+    // black to move, mated by the chariot on rank 9
+    let s = solved("R3k4/9/6N2/9/9/9/9/9/9/3K5 b", 3, None);
+    assert!(s.no_legal_move);
+    assert_eq!(s.verdict, Verdict::None);
+}
+
+#[test]
+fn the_bound_is_checked() {
+    let pos = Position::start();
+    assert!(solve(&pos, &Options::new(0), None).is_err());
+    assert!(solve(&pos, &Options::new(canju::solver::MAX_MOVES + 1), None).is_err());
+}
+
+#[test]
+fn a_stop_gives_unknown_with_what_was_proven() {
+    let pos = Position::start();
+    let mut o = Options::new(15);
+    o.time = Some(std::time::Duration::from_millis(300));
+    let s = solve(&pos, &o, None).unwrap();
+    assert_eq!(s.verdict, Verdict::Unknown);
+    assert!(s.searched_plies < 29 && s.searched_plies % 2 == 1);
+}
+
+/// For each legal move: the table's value for the mover, as the solver would state it
+/// (a win within `max_plies`).
+fn table_lengths(tb: &Tablebase, pos: &Position, max_plies: u32) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = tb
+        .rank_moves(pos)
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r.value {
+            Value::Win(n) if n <= max_plies => Some((r.mv.to_string(), n)),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn solver_lengths(s: &Solution) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = s
+        .winning_moves
+        .iter()
+        .map(|w| (w.mv.to_string(), w.plies))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Random legal positions of a material (either side to move).
+fn positions_of(material: &str, rng: &mut Rng, n: usize) -> Vec<Position> {
+    let m: canju::material::Material = material.parse().unwrap();
+    let mut out = Vec::new();
+    while out.len() < n {
+        let turn = if rng.below(2) == 0 {
+            canju::Color::Red
+        } else {
+            canju::Color::Black
+        };
+        let mut setup = canju::Setup::empty(turn);
+        let mut used = [false; 90];
+        for p in m.pieces() {
+            let squares: Vec<canju::Square> = canju::Square::all()
+                .filter(|&s| p.can_stand_on(s) && !used[s.index()])
+                .collect();
+            let s = squares[rng.below(squares.len())];
+            used[s.index()] = true;
+            setup.put(s, p);
+        }
+        if let Ok(p) = setup.into_position() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_search_agrees_with_the_tables_on_every_move() {
+    let d = TempDir::new("solver-tables");
+    let tb = build_into(&d, "KNKA");
+    build_into(&d, "KCAK");
+    let mut rng = Rng::new(99);
+    let (mut wins, mut listed) = (0, 0);
+    for (material, bound) in [("KNKA", 5u32), ("KCAK", 3)] {
+        for pos in positions_of(material, &mut rng, 150) {
+            let fen = pos.to_string();
+            let max_plies = 2 * bound - 1;
+            let want = table_lengths(&tb, &pos, max_plies);
+            // the search alone, no table consulted
+            let s = solve(&pos, &Options::new(bound), None).unwrap();
+            assert_eq!(solver_lengths(&s), want, "{fen}");
+            listed += want.len();
+            // and with the tables deciding the nodes they hold
+            let t = solve(&pos, &Options::new(bound), Some(&tb)).unwrap();
+            assert_eq!(solver_lengths(&t), want, "{fen} (tables)");
+            match tb.probe(&pos).unwrap() {
+                Value::Win(n) if n <= max_plies => {
+                    assert_eq!(s.verdict, Verdict::Win { plies: n }, "{fen}");
+                    check_line(&fen, &s);
+                    wins += 1;
+                }
+                _ => assert_eq!(s.verdict, Verdict::None, "{fen}"),
+            }
+        }
+    }
+    assert!(wins >= 5 && listed > 20, "{wins} {listed}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn solve_and_probe_agree_on_random_krk_and_kpk_positions(seed in any::<u64>()) {
+        use std::sync::OnceLock;
+        static TB: OnceLock<(TempDir, Tablebase)> = OnceLock::new();
+        let (_, tb) = TB.get_or_init(|| {
+            let d = TempDir::new("solver-prop");
+            let tb = build_into(&d, "KRK");
+            build_into(&d, "KPK");
+            build_into(&d, "KNK");
+            (d, tb)
+        });
+        let mut rng = Rng::new(seed);
+        let material = ["KRK", "KPK", "KNK"][rng.below(3)];
+        let pos = positions_of(material, &mut rng, 1).pop().unwrap();
+        let s = solve(&pos, &Options::new(4), None).unwrap();
+        prop_assert_eq!(solver_lengths(&s), table_lengths(tb, &pos, 7), "{}", pos);
+    }
+}
+
+fn canju(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(args)
+        .env_remove("CANJU_TB_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn solve_command_text_and_json() {
+    let fen = "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w";
+    let o = canju(&["solve", "--fen", fen, "--max-moves", "3"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("win: 红先胜, 三步杀 (5 plies, 3 moves"), "{text}");
+    assert!(text.contains("every winning first move within 3 moves:"), "{text}");
+    assert!(text.contains("line: 1. "), "{text}");
+    let o = canju(&["solve", "--fen", fen, "--max-moves", "3", "--json", "--threads", "2"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "win");
+    assert_eq!(v["plies"], 5);
+    assert_eq!(v["moves"], 3);
+    assert_eq!(v["pv"].as_array().unwrap().len(), 5);
+    for w in v["winning_moves"].as_array().unwrap() {
+        assert!(w["iccs"].is_string() && w["wxf"].is_string() && w["chinese"].is_string());
+        assert!(w["plies"].as_u64().unwrap() >= 5);
+    }
+    assert!(v["nodes"].as_u64().unwrap() > 0);
+    assert!(v["seconds"].is_number());
+    // none, and notations
+    let o = canju(&[
+        "solve", "--fen", "3akab2/9/4b4/9/9/9/9/9/4R4/3RK4 w", "--max-moves", "2", "--notation",
+        "iccs",
+    ]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("none: no forced win within 2 moves (3 plies), proven"), "{text}");
+    // unknown on a time limit
+    let o = canju(&["solve", "--max-moves", "12", "--time", "0.3", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "unknown");
+    assert!(v["plies"].is_null());
+}
+
+#[test]
+fn solve_refuses_bad_input_in_one_line() {
+    for (args, needle) in [
+        (&["solve", "--max-moves", "0"][..], "--max-moves 0: between 1 and"),
+        (&["solve", "--max-moves", "100000"], "--max-moves 100000"),
+        (&["solve", "--time=-1"], "--time -1"),
+        (&["solve", "--time", "nan"], "--time NaN"),
+        (&["solve", "--hash", "0"], "--hash 0"),
+        (&["solve", "--fen", "9/9/9 w"], "--fen"),
+        (&["solve", "--threads", "0"], "--threads 0"),
+    ] {
+        let o = canju(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(needle), "{args:?}: {e}");
+    }
+    // a side that has already lost: the immediate verdict
+    let o = canju(&["solve", "--fen", "R3k4/9/6N2/9/9/9/9/9/9/3K5 b"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("has no legal move: it has already lost"), "{text}");
+}
