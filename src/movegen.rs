@@ -100,6 +100,12 @@ impl Legality {
         !self.in_check && self.sensitive & touched == 0
     }
 
+    /// The points a move must not touch to be legal without a closer look (while the
+    /// general is not in check): the general's sensitive points.
+    pub fn sensitive_points(&self) -> u128 {
+        self.sensitive
+    }
+
     /// Whether a pseudo-legal move (from [`Position::pseudo_moves`]) is legal.
     #[inline(always)]
     pub fn move_is_legal(&self, pos: &Position, m: Move) -> bool {

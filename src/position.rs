@@ -267,6 +267,12 @@ impl Position {
         Position::from_parts(board, !self.turn, self.halfmoves, self.fullmoves)
     }
 
+    /// The same board with the other side to move (a "pass", which the rules do not allow:
+    /// for analysis only; the result may have the side not to move in check).
+    pub fn passed(&self) -> Position {
+        Position::from_parts(self.board, !self.turn, self.halfmoves, self.fullmoves)
+    }
+
     /// The left-right mirror image (files a ↔ i). Values are unchanged.
     pub fn mirrored(&self) -> Position {
         let mut board = [None; 90];

@@ -25,12 +25,22 @@ fn check_line(fen: &str, s: &Solution) {
     let mut pos: Position = fen.parse().unwrap();
     assert_eq!(s.pv.len() as u32, plies, "{fen}: line {:?}", s.pv);
     for &m in &s.pv {
-        assert!(pos.legal_moves().contains(&m), "{fen}: {m} illegal in {pos}");
+        assert!(
+            pos.legal_moves().contains(&m),
+            "{fen}: {m} illegal in {pos}"
+        );
         pos.play_unchecked(m);
     }
-    assert!(pos.legal_moves().is_empty(), "{fen}: the line ends in {pos}");
+    assert!(
+        pos.legal_moves().is_empty(),
+        "{fen}: the line ends in {pos}"
+    );
     assert_eq!(s.winning_moves[0].mv, s.pv[0]);
-    assert!(s.winning_moves.iter().all(|w| w.plies >= plies && w.plies % 2 == 1));
+    assert!(
+        s.winning_moves
+            .iter()
+            .all(|w| w.plies >= plies && w.plies % 2 == 1)
+    );
 }
 
 /// Hand-built patterns; every length was also found by an independent engine
@@ -41,7 +51,13 @@ const PATTERNS: &[(&str, &str, u32, u32, &str)] = &[
     ("马后炮", "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w", 3, 5, "g0g1"),
     ("铁门栓", "5k3/9/9/9/9/9/9/9/4C4/R3K4 w", 3, 5, "a0a1"),
     ("重炮", "2bakab2/9/9/9/7C1/9/9/4C4/9/4K4 w", 2, 1, "h5e5"),
-    ("重炮 (from afar)", "2bakab2/9/9/9/9/9/7C1/4C4/9/4K4 w", 3, 1, "h3e3"),
+    (
+        "重炮 (from afar)",
+        "2bakab2/9/9/9/9/9/7C1/4C4/9/4K4 w",
+        3,
+        1,
+        "h3e3",
+    ),
     ("卧槽马", "4ka3/4a4/9/1N7/9/9/9/9/9/3RK4 w", 2, 1, "b6c8"),
     ("白脸将", "3k5/9/9/9/9/9/9/9/9/4K3R w", 2, 1, "i0i8"),
     ("天地炮", "3ak4/4a4/9/9/9/9/9/9/C8/4K2C1 w", 3, 1, "a1a9"),
@@ -92,7 +108,10 @@ fn stalemate_is_the_only_win() {
 fn no_win_within_the_bound_is_proven_none() {
     for (fen, bound) in [
         // the start position
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", 3),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            3,
+        ),
         // 大胆穿心 needs more than three moves here (the peer finds seven)
         ("3akab2/9/4b4/9/9/9/9/9/4R4/3RK4 w", 3),
         // 挂角马 set up too far away
@@ -253,10 +272,25 @@ fn solve_command_text_and_json() {
     let o = canju(&["solve", "--fen", fen, "--max-moves", "3"]);
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains("win: 红先胜, 三步杀 (5 plies, 3 moves"), "{text}");
-    assert!(text.contains("every winning first move within 3 moves:"), "{text}");
+    assert!(
+        text.contains("win: 红先胜, 三步杀 (5 plies, 3 moves"),
+        "{text}"
+    );
+    assert!(
+        text.contains("every winning first move within 3 moves:"),
+        "{text}"
+    );
     assert!(text.contains("line: 1. "), "{text}");
-    let o = canju(&["solve", "--fen", fen, "--max-moves", "3", "--json", "--threads", "2"]);
+    let o = canju(&[
+        "solve",
+        "--fen",
+        fen,
+        "--max-moves",
+        "3",
+        "--json",
+        "--threads",
+        "2",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verdict"], "win");
     assert_eq!(v["plies"], 5);
@@ -270,11 +304,19 @@ fn solve_command_text_and_json() {
     assert!(v["seconds"].is_number());
     // none, and notations
     let o = canju(&[
-        "solve", "--fen", "3akab2/9/4b4/9/9/9/9/9/4R4/3RK4 w", "--max-moves", "2", "--notation",
+        "solve",
+        "--fen",
+        "3akab2/9/4b4/9/9/9/9/9/4R4/3RK4 w",
+        "--max-moves",
+        "2",
+        "--notation",
         "iccs",
     ]);
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains("none: no forced win within 2 moves (3 plies), proven"), "{text}");
+    assert!(
+        text.contains("none: no forced win within 2 moves (3 plies), proven"),
+        "{text}"
+    );
     // unknown on a time limit
     let o = canju(&["solve", "--max-moves", "12", "--time", "0.3", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -285,7 +327,10 @@ fn solve_command_text_and_json() {
 #[test]
 fn solve_refuses_bad_input_in_one_line() {
     for (args, needle) in [
-        (&["solve", "--max-moves", "0"][..], "--max-moves 0: between 1 and"),
+        (
+            &["solve", "--max-moves", "0"][..],
+            "--max-moves 0: between 1 and",
+        ),
         (&["solve", "--max-moves", "100000"], "--max-moves 100000"),
         (&["solve", "--time=-1"], "--time -1"),
         (&["solve", "--time", "nan"], "--time NaN"),
@@ -303,5 +348,8 @@ fn solve_refuses_bad_input_in_one_line() {
     let o = canju(&["solve", "--fen", "R3k4/9/6N2/9/9/9/9/9/9/3K5 b"]);
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains("has no legal move: it has already lost"), "{text}");
+    assert!(
+        text.contains("has no legal move: it has already lost"),
+        "{text}"
+    );
 }

@@ -19,11 +19,13 @@
 //! use canju::Position;
 //! use canju::solver::{Options, Verdict, solve};
 //!
-//! // 双车错: the two chariots mate in three plies
-//! let pos: Position = "3k5/9/9/9/9/9/9/9/R8/1R2K4 w".parse().unwrap();
+//! // 双车错: the two chariots mate in two moves (three plies)
+//! let pos: Position = "4k4/9/9/9/9/9/9/9/R8/R2K5 w".parse().unwrap();
 //! let s = solve(&pos, &Options::new(3), None).unwrap();
 //! assert_eq!(s.verdict, Verdict::Win { plies: 3 });
-//! assert!(s.winning_moves.iter().all(|w| w.plies == 3));
+//! assert_eq!(s.pv.len(), 3);
+//! // every first move that mates within three moves, with its own length
+//! assert!(s.winning_moves.iter().all(|w| w.plies <= 5));
 //! ```
 
 mod search;
@@ -227,12 +229,7 @@ pub fn solve(
             ..shared
         };
         let mut searcher = Searcher::new(&pv_shared);
-        solution.pv = principal_variation(
-            &mut searcher,
-            pos,
-            solution.winning_moves[0].mv,
-            plies,
-        )?;
+        solution.pv = principal_variation(&mut searcher, pos, solution.winning_moves[0].mv, plies)?;
         searcher.flush_nodes();
     }
     solution.nodes = nodes.load(Relaxed);

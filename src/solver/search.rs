@@ -71,7 +71,7 @@ fn piece_value(kind: Kind) -> u32 {
 
 #[inline]
 fn move_index(m: Move) -> usize {
-    m.from().index() as usize * 90 + m.to().index() as usize
+    m.from().index() * 90 + m.to().index()
 }
 
 impl<'a> Searcher<'a> {
@@ -127,10 +127,7 @@ impl<'a> Searcher<'a> {
             return Ok(None);
         };
         let v = table.probe(&pl).map_err(Stop::Table)?;
-        Ok(Some(table_distance(
-            v,
-            pos.turn() == self.shared.attacker,
-        )))
+        Ok(Some(table_distance(v, pos.turn() == self.shared.attacker)))
     }
 
     /// Whether the attacker forces mate within `d` plies from `pos` (either side to move).
@@ -191,6 +188,29 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Whether the side to move (the attacker) has a move after which the other side has
+    /// no legal move (checkmate, or stalemate, which loses too). A move that gives no check
+    /// can only stalemate, which spare defender moves rule out at once.
+    fn mate_in_one(&mut self, pos: &mut Position) -> bool {
+        let mut list = MoveList::new();
+        pos.pseudo_moves(&mut list);
+        let legality = pos.legality();
+        let spare = defender_has_spare_moves(pos);
+        for &m in list.iter() {
+            if !legality.move_is_legal(pos, m) {
+                continue;
+            }
+            self.nodes += 1;
+            let undo = pos.play_unchecked(m);
+            let mated = (!spare || pos.is_check()) && !pos.has_legal_move();
+            pos.undo(m, undo);
+            if mated {
+                return true;
+            }
+        }
+        false
+    }
+
     fn attack(
         &mut self,
         pos: &mut Position,
@@ -202,22 +222,14 @@ impl<'a> Searcher<'a> {
         let key = pos.key();
         let defender = !pos.turn();
         if d == 1 {
-            // a mate in one: a move after which the defender has no legal move (checkmate,
-            // or stalemate, which loses too)
-            for &m in list.iter() {
-                self.nodes += 1;
-                let undo = pos.play_unchecked(m);
-                let mated = !pos.has_legal_move();
-                pos.undo(m, undo);
-                if mated {
-                    self.shared
-                        .tt
-                        .put(key, known.with_mate_within(1).with_best(m));
-                    return Ok(true);
-                }
-            }
-            self.shared.tt.put(key, known.with_no_mate_within(1));
-            return Ok(false);
+            let mated = self.mate_in_one(pos);
+            let b = if mated {
+                known.with_mate_within(1)
+            } else {
+                known.with_no_mate_within(1)
+            };
+            self.shared.tt.put(key, b);
+            return Ok(mated);
         }
         let mut scored = [(0u32, list[0]); crate::moves::MAX_MOVES];
         let n = list.len();
@@ -251,9 +263,10 @@ impl<'a> Searcher<'a> {
             let r = self.mates_within(pos, d - 1, ply + 1);
             pos.undo(m, undo);
             if r? {
-                self.shared
-                    .tt
-                    .put(key, self.shared.tt.get(key).with_mate_within(d).with_best(m));
+                self.shared.tt.put(
+                    key,
+                    self.shared.tt.get(key).with_mate_within(d).with_best(m),
+                );
                 self.reward(side, m, d, ply);
                 return Ok(true);
             }
@@ -344,6 +357,76 @@ impl<'a> Searcher<'a> {
         }
         Ok(None)
     }
+}
+
+/// The points a move's outcome depends on: where it starts and ends and every point it
+/// passes (a chariot's or cannon's line, a horse's leg, an elephant's eye).
+fn footprint(kind: Kind, m: Move) -> u128 {
+    let (a, b) = (m.from().index(), m.to().index());
+    let (fa, ra) = ((a % 9) as i32, (a / 9) as i32);
+    let (fb, rb) = ((b % 9) as i32, (b / 9) as i32);
+    let bit = |f: i32, r: i32| 1u128 << (r * 9 + f);
+    let mut mask = bit(fa, ra) | bit(fb, rb);
+    match kind {
+        Kind::Horse => {
+            let (df, dr) = (fb - fa, rb - ra);
+            let leg = if df.abs() == 2 {
+                (fa + df / 2, ra)
+            } else {
+                (fa, ra + dr / 2)
+            };
+            mask |= bit(leg.0, leg.1);
+        }
+        Kind::Elephant => mask |= bit((fa + fb) / 2, (ra + rb) / 2),
+        _ => {
+            let (sf, sr) = ((fb - fa).signum(), (rb - ra).signum());
+            let (mut f, mut r) = (fa, ra);
+            while (f, r) != (fb, rb) {
+                mask |= bit(f, r);
+                f += sf;
+                r += sr;
+            }
+        }
+    }
+    mask
+}
+
+/// Whether the defender (not to move in `pos`) surely keeps a legal move after any move of
+/// the attacker that does not give check: it has three moves, by pieces other than its
+/// general, that touch none of its general's sensitive points (so that they stay legal
+/// while the general is not in check, wherever the attacker's pieces stand) and whose
+/// footprints are pairwise disjoint (so that one attacker move, which changes two points,
+/// cannot spoil all three).
+fn defender_has_spare_moves(pos: &Position) -> bool {
+    let null = pos.passed();
+    let legality = null.legality_against(crate::movegen::Attackers::ALL);
+    let sensitive = legality.sensitive_points();
+    let general = null.general(null.turn());
+    let mut list = MoveList::new();
+    null.pseudo_moves(&mut list);
+    let mut used = 0u128;
+    let mut found = 0;
+    for &m in list.iter() {
+        if m.from() == general {
+            continue;
+        }
+        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+        if touched & sensitive != 0 {
+            continue;
+        }
+        let Some(piece) = null.piece_at(m.from()) else {
+            continue;
+        };
+        let f = footprint(piece.kind, m);
+        if f & used == 0 {
+            used |= f;
+            found += 1;
+            if found == 3 {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Moves the best-scored entry to the front and returns its move (selection, so that a

@@ -111,7 +111,9 @@ impl Tt {
             want.next_power_of_two() / 2
         };
         Tt {
-            slots: (0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect(),
+            slots: (0..n)
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
             mask: n as u64 - 1,
         }
     }

@@ -1,0 +1,178 @@
+//! The solver on a set of mating positions (`benches/data/solve.txt`): each proven at its
+//! shortest length (the bound is that length, so every winning first move is listed too),
+//! with time, nodes and nodes per second; then median, worst and total.
+//!
+//! When Fairy-Stockfish is installed (Debian package `fairy-stockfish`, found on PATH or
+//! in /usr/games), the same positions are given to it side by side (`go mate N`, one
+//! thread, variant xiangqi): it finds one mate of that length, canju proves the exact
+//! length and every winning first move. The peer is never a dependency of canju.
+//!
+//! Run: `cargo bench --bench solve` (`-- --threads N` for canju's threads, default 1;
+//! `-- --no-peer` to skip the peer).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use canju::Position;
+use canju::solver::{Options, Verdict, solve};
+
+struct Case {
+    fen: String,
+    plies: u32,
+    label: String,
+}
+
+fn cases() -> Vec<Case> {
+    let text = include_str!("data/solve.txt");
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let parts: Vec<&str> = l.split(';').map(str::trim).collect();
+            Case {
+                fen: parts[0].to_string(),
+                plies: parts[1].parse().expect("plies"),
+                label: parts.get(2).unwrap_or(&"").to_string(),
+            }
+        })
+        .collect()
+}
+
+fn find_peer() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    dirs.push(PathBuf::from("/usr/games"));
+    dirs.into_iter()
+        .map(|d| d.join("fairy-stockfish"))
+        .find(|p| p.is_file())
+}
+
+/// Runs the peer's `go mate N` on one position; returns its time and the mate it reported.
+fn peer_mate(peer: &PathBuf, fen: &str, moves: u32) -> Option<(Duration, Option<i32>)> {
+    let mut child = Command::new(peer)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut input = child.stdin.take()?;
+    let mut output = BufReader::new(child.stdout.take()?);
+    let mut line = String::new();
+    let mut wait_for = |prefix: &str, output: &mut BufReader<_>| -> Option<Vec<String>> {
+        let mut seen = Vec::new();
+        loop {
+            line.clear();
+            if output.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            seen.push(line.trim().to_string());
+            if line.starts_with(prefix) {
+                return Some(seen);
+            }
+        }
+    };
+    writeln!(input, "uci").ok()?;
+    wait_for("uciok", &mut output)?;
+    writeln!(input, "setoption name UCI_Variant value xiangqi").ok()?;
+    writeln!(input, "setoption name Threads value 1").ok()?;
+    writeln!(input, "isready").ok()?;
+    wait_for("readyok", &mut output)?;
+    writeln!(input, "position fen {fen}").ok()?;
+    let start = Instant::now();
+    writeln!(input, "go mate {moves}").ok()?;
+    let seen = wait_for("bestmove", &mut output)?;
+    let elapsed = start.elapsed();
+    let _ = writeln!(input, "quit");
+    let _ = child.wait();
+    let mate = seen
+        .iter()
+        .rev()
+        .find_map(|l| l.split("score mate ").nth(1))
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok());
+    Some((elapsed, mate))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let threads = args
+        .iter()
+        .position(|a| a == "--threads")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1usize);
+    let use_peer = !args.iter().any(|a| a == "--no-peer");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let peer = if use_peer { find_peer() } else { None };
+    match (&peer, use_peer) {
+        (Some(p), _) => println!("peer: {} (one thread)", p.display()),
+        (None, true) => println!("peer: fairy-stockfish is not installed; canju alone"),
+        (None, false) => println!("peer: skipped"),
+    }
+    println!("canju: {threads} thread(s)");
+    println!(
+        "{:>3} {:>5} {:>9} {:>12} {:>8} {:>7} {:>9}  position",
+        "#", "plies", "canju s", "nodes", "M nps", "winners", "peer s"
+    );
+    let mut times = Vec::new();
+    let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
+    for (i, c) in cases().iter().enumerate() {
+        let pos: Position = c.fen.parse().expect("a legal FEN");
+        let moves = c.plies.div_ceil(2);
+        let s = pool.install(|| solve(&pos, &Options::new(moves), None).expect("solves"));
+        assert_eq!(
+            s.verdict,
+            Verdict::Win { plies: c.plies },
+            "{}: the stored length is wrong",
+            c.fen
+        );
+        times.push(s.seconds);
+        total_nodes += s.nodes;
+        let peer_text = match &peer {
+            Some(p) => match peer_mate(p, &c.fen, moves) {
+                Some((t, mate)) => {
+                    peer_total += t.as_secs_f64();
+                    format!(
+                        "{:.3}{}",
+                        t.as_secs_f64(),
+                        if mate == Some(moves as i32) { "" } else { "*" }
+                    )
+                }
+                None => "failed".into(),
+            },
+            None => "-".into(),
+        };
+        println!(
+            "{:>3} {:>5} {:>9.3} {:>12} {:>8.2} {:>7} {:>9}  {}",
+            i + 1,
+            c.plies,
+            s.seconds,
+            s.nodes,
+            s.nodes as f64 / s.seconds.max(1e-9) / 1e6,
+            s.winning_moves.len(),
+            peer_text,
+            c.label
+        );
+    }
+    let total: f64 = times.iter().sum();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "canju: {} positions, median {:.3} s, worst {:.3} s, total {:.2} s, {:.1} M nodes/s",
+        times.len(),
+        sorted[sorted.len() / 2],
+        sorted[sorted.len() - 1],
+        total,
+        total_nodes as f64 / total.max(1e-9) / 1e6
+    );
+    if peer.is_some() {
+        println!(
+            "peer: total {peer_total:.2} s (* = it reported another mate length than the stored one)"
+        );
+    }
+}
