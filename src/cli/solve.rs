@@ -65,6 +65,11 @@ fn texts(pos: &Position, m: Move, plies: Option<u32>) -> MoveJson {
     }
 }
 
+/// "1 ply", "3 plies".
+fn count(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// 一步杀, 两步杀, 三步杀 … for a mate in n moves.
 fn chinese_moves(n: u32) -> String {
     const DIGITS: [&str; 10] = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
@@ -220,10 +225,11 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
         Verdict::Win { plies } => {
             let moves = plies.div_ceil(2);
             outln!(
-                "win: {}先胜, {} ({plies} plies, {moves} move{}; {} to move)",
+                "win: {}先胜, {} ({}, {}; {} to move)",
                 side.chinese(),
                 chinese_moves(moves),
-                if moves == 1 { "" } else { "s" },
+                count(plies, "ply", "plies"),
+                count(moves, "move", "moves"),
                 side
             );
         }
@@ -231,8 +237,9 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
             "none: {side} to move has no legal move: it has already lost (mated or stalemated)"
         ),
         Verdict::None => outln!(
-            "none: no forced win within {bound} moves ({} plies), proven",
-            s.max_plies
+            "none: no forced win within {} ({}), proven",
+            count(bound, "move", "moves"),
+            count(s.max_plies, "ply", "plies")
         ),
         Verdict::Unknown => outln!(
             "unknown: stopped before an answer; no forced win within {} plies is proven",
@@ -255,9 +262,9 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
             let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
             let pad = " ".repeat(10usize.saturating_sub(width));
             outln!(
-                "  {text}{pad}{} plies ({} moves)",
-                w.plies,
-                w.plies.div_ceil(2)
+                "  {text}{pad}{} ({})",
+                count(w.plies, "ply", "plies"),
+                count(w.plies.div_ceil(2), "move", "moves")
             );
         }
     }
