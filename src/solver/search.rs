@@ -47,6 +47,8 @@ pub struct Searcher<'a> {
     history: Box<[[u32; 8100]; 2]>,
     tables: HashMap<Material, Option<Arc<Table>>>,
     nodes: u64,
+    /// Scored move lists, one per ply, reused.
+    scored: Vec<Vec<(u32, Move)>>,
 }
 
 /// The attacker mates within this many plies, or never: the tables' exact value of a
@@ -82,6 +84,7 @@ impl<'a> Searcher<'a> {
             history: Box::new([[0; 8100]; 2]),
             tables: HashMap::new(),
             nodes: 0,
+            scored: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         }
     }
 
@@ -195,8 +198,18 @@ impl<'a> Searcher<'a> {
         let mut list = MoveList::new();
         pos.pseudo_moves(&mut list);
         let legality = pos.legality();
-        let spare = defender_has_spare_moves(pos);
+        // the defender's general's sensitive points for every kind of attacker: a move that
+        // touches none of them can neither give check nor uncover one
+        let null = pos.passed();
+        let sensitive = null
+            .legality_against(crate::movegen::Attackers::ALL)
+            .sensitive_points();
+        let spare = defender_has_spare_moves(&null, sensitive);
         for &m in list.iter() {
+            let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+            if spare && touched & sensitive == 0 {
+                continue;
+            }
             if !legality.move_is_legal(pos, m) {
                 continue;
             }
@@ -231,12 +244,12 @@ impl<'a> Searcher<'a> {
             self.shared.tt.put(key, b);
             return Ok(mated);
         }
-        let mut scored = [(0u32, list[0]); crate::moves::MAX_MOVES];
-        let n = list.len();
+        let mut scored = std::mem::take(&mut self.scored[ply.min(MAX_PLY)]);
+        scored.clear();
         let tt_move = known.best();
         let killers = self.killers[ply.min(MAX_PLY)];
         let side = pos.turn().index();
-        for (i, &m) in list.iter().enumerate() {
+        for &m in list.iter() {
             let victim = pos.piece_at(m.to());
             let undo = pos.play_unchecked(m);
             let check = pos.in_check(defender);
@@ -254,8 +267,37 @@ impl<'a> Searcher<'a> {
             if killers.contains(&Some(m)) {
                 s += 500_000;
             }
-            scored[i] = (s, m);
+            scored.push((s, m));
         }
+        let result = self.attack_moves(pos, &mut scored, d, ply);
+        self.scored[ply.min(MAX_PLY)] = scored;
+        match result? {
+            Some(m) => {
+                self.shared.tt.put(
+                    key,
+                    self.shared.tt.get(key).with_mate_within(d).with_best(m),
+                );
+                self.reward(side, m, d, ply);
+                Ok(true)
+            }
+            None => {
+                self.shared
+                    .tt
+                    .put(key, self.shared.tt.get(key).with_no_mate_within(d));
+                Ok(false)
+            }
+        }
+    }
+
+    /// Tries the attacker's scored moves, best first; the first that mates within `d`.
+    fn attack_moves(
+        &mut self,
+        pos: &mut Position,
+        scored: &mut [(u32, Move)],
+        d: u32,
+        ply: usize,
+    ) -> Result<Option<Move>, Stop> {
+        let n = scored.len();
         for i in 0..n {
             let m = pick(&mut scored[i..n]);
             let undo = pos.play_unchecked(m);
@@ -263,18 +305,10 @@ impl<'a> Searcher<'a> {
             let r = self.mates_within(pos, d - 1, ply + 1);
             pos.undo(m, undo);
             if r? {
-                self.shared.tt.put(
-                    key,
-                    self.shared.tt.get(key).with_mate_within(d).with_best(m),
-                );
-                self.reward(side, m, d, ply);
-                return Ok(true);
+                return Ok(Some(m));
             }
         }
-        self.shared
-            .tt
-            .put(key, self.shared.tt.get(key).with_no_mate_within(d));
-        Ok(false)
+        Ok(None)
     }
 
     fn defend(
@@ -290,12 +324,12 @@ impl<'a> Searcher<'a> {
             self.shared.tt.put(key, known.with_no_mate_within(0));
             return Ok(false);
         }
-        let mut scored = [(0u32, list[0]); crate::moves::MAX_MOVES];
-        let n = list.len();
+        let mut scored = std::mem::take(&mut self.scored[ply.min(MAX_PLY)]);
+        scored.clear();
         let tt_move = known.best();
         let killers = self.killers[ply.min(MAX_PLY)];
         let side = pos.turn().index();
-        for (i, &m) in list.iter().enumerate() {
+        for &m in list.iter() {
             let mut s = self.history[side][move_index(m)].min(99_999);
             if Some(m) == tt_move {
                 s += 10_000_000;
@@ -306,8 +340,38 @@ impl<'a> Searcher<'a> {
             if killers.contains(&Some(m)) {
                 s += 500_000;
             }
-            scored[i] = (s, m);
+            scored.push((s, m));
         }
+        let result = self.defence_moves(pos, &mut scored, d, ply);
+        self.scored[ply.min(MAX_PLY)] = scored;
+        match result? {
+            Some(m) => {
+                self.shared.tt.put(
+                    key,
+                    self.shared.tt.get(key).with_no_mate_within(d).with_best(m),
+                );
+                self.reward(side, m, d, ply);
+                Ok(false)
+            }
+            None => {
+                self.shared
+                    .tt
+                    .put(key, self.shared.tt.get(key).with_mate_within(d));
+                Ok(true)
+            }
+        }
+    }
+
+    /// Tries the defender's scored moves, best first; the first that escapes a mate within
+    /// `d` (a refutation).
+    fn defence_moves(
+        &mut self,
+        pos: &mut Position,
+        scored: &mut [(u32, Move)],
+        d: u32,
+        ply: usize,
+    ) -> Result<Option<Move>, Stop> {
+        let n = scored.len();
         for i in 0..n {
             let m = pick(&mut scored[i..n]);
             let undo = pos.play_unchecked(m);
@@ -315,18 +379,10 @@ impl<'a> Searcher<'a> {
             let r = self.mates_within(pos, d - 1, ply + 1);
             pos.undo(m, undo);
             if !r? {
-                self.shared.tt.put(
-                    key,
-                    self.shared.tt.get(key).with_no_mate_within(d).with_best(m),
-                );
-                self.reward(side, m, d, ply);
-                return Ok(false);
+                return Ok(Some(m));
             }
         }
-        self.shared
-            .tt
-            .put(key, self.shared.tt.get(key).with_mate_within(d));
-        Ok(true)
+        Ok(None)
     }
 
     /// A move that decided its node: a killer at its ply and history credit.
@@ -391,16 +447,14 @@ fn footprint(kind: Kind, m: Move) -> u128 {
     mask
 }
 
-/// Whether the defender (not to move in `pos`) surely keeps a legal move after any move of
+/// Whether the defender (to move in `null`, the position with the turn passed to it) surely
+/// keeps a legal move after any move of
 /// the attacker that does not give check: it has three moves, by pieces other than its
 /// general, that touch none of its general's sensitive points (so that they stay legal
 /// while the general is not in check, wherever the attacker's pieces stand) and whose
 /// footprints are pairwise disjoint (so that one attacker move, which changes two points,
 /// cannot spoil all three).
-fn defender_has_spare_moves(pos: &Position) -> bool {
-    let null = pos.passed();
-    let legality = null.legality_against(crate::movegen::Attackers::ALL);
-    let sensitive = legality.sensitive_points();
+fn defender_has_spare_moves(null: &Position, sensitive: u128) -> bool {
     let general = null.general(null.turn());
     let mut list = MoveList::new();
     null.pseudo_moves(&mut list);
