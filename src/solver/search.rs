@@ -184,11 +184,7 @@ impl<'a> Searcher<'a> {
             self.shared.tt.put(key, b);
             return Ok(!attacker);
         }
-        if attacker {
-            self.attack(pos, &list, d, ply, known)
-        } else {
-            self.defend(pos, &list, d, ply, known)
-        }
+        self.node(pos, &list, d, ply, known, attacker)
     }
 
     /// Whether the side to move (the attacker) has a move after which the other side has
@@ -224,17 +220,19 @@ impl<'a> Searcher<'a> {
         false
     }
 
-    fn attack(
+    /// An inner node: the attacker needs one move that mates within `d − 1` after it; the
+    /// defender needs one move that escapes (a refutation), or else it is mated within `d`.
+    fn node(
         &mut self,
         pos: &mut Position,
         list: &MoveList,
         d: u32,
         ply: usize,
         known: Bounds,
+        attacker: bool,
     ) -> Result<bool, Stop> {
         let key = pos.key();
-        let defender = !pos.turn();
-        if d == 1 {
+        if attacker && d == 1 {
             let mated = self.mate_in_one(pos);
             let b = if mated {
                 known.with_mate_within(1)
@@ -244,86 +242,13 @@ impl<'a> Searcher<'a> {
             self.shared.tt.put(key, b);
             return Ok(mated);
         }
-        let mut scored = std::mem::take(&mut self.scored[ply.min(MAX_PLY)]);
-        scored.clear();
-        let tt_move = known.best();
-        let killers = self.killers[ply.min(MAX_PLY)];
-        let side = pos.turn().index();
-        for &m in list.iter() {
-            let victim = pos.piece_at(m.to());
-            let undo = pos.play_unchecked(m);
-            let check = pos.in_check(defender);
-            pos.undo(m, undo);
-            let mut s = self.history[side][move_index(m)].min(99_999);
-            if Some(m) == tt_move {
-                s += 10_000_000;
-            }
-            if check {
-                s += 2_000_000;
-            }
-            if let Some(v) = victim {
-                s += 1_000_000 + 1000 * piece_value(v.kind);
-            }
-            if killers.contains(&Some(m)) {
-                s += 500_000;
-            }
-            scored.push((s, m));
-        }
-        let result = self.attack_moves(pos, &mut scored, d, ply);
-        self.scored[ply.min(MAX_PLY)] = scored;
-        match result? {
-            Some(m) => {
-                self.shared.tt.put(
-                    key,
-                    self.shared.tt.get(key).with_mate_within(d).with_best(m),
-                );
-                self.reward(side, m, d, ply);
-                Ok(true)
-            }
-            None => {
-                self.shared
-                    .tt
-                    .put(key, self.shared.tt.get(key).with_no_mate_within(d));
-                Ok(false)
-            }
-        }
-    }
-
-    /// Tries the attacker's scored moves, best first; the first that mates within `d`.
-    fn attack_moves(
-        &mut self,
-        pos: &mut Position,
-        scored: &mut [(u32, Move)],
-        d: u32,
-        ply: usize,
-    ) -> Result<Option<Move>, Stop> {
-        let n = scored.len();
-        for i in 0..n {
-            let m = pick(&mut scored[i..n]);
-            let undo = pos.play_unchecked(m);
-            self.shared.tt.prefetch(pos.key());
-            let r = self.mates_within(pos, d - 1, ply + 1);
-            pos.undo(m, undo);
-            if r? {
-                return Ok(Some(m));
-            }
-        }
-        Ok(None)
-    }
-
-    fn defend(
-        &mut self,
-        pos: &mut Position,
-        list: &MoveList,
-        d: u32,
-        ply: usize,
-        known: Bounds,
-    ) -> Result<bool, Stop> {
-        let key = pos.key();
-        if d == 0 {
+        if !attacker && d == 0 {
             self.shared.tt.put(key, known.with_no_mate_within(0));
             return Ok(false);
         }
+        // move order: the table's move, checks (the attacker's), captures of the most
+        // valuable piece, killers, history
+        let opponent = !pos.turn();
         let mut scored = std::mem::take(&mut self.scored[ply.min(MAX_PLY)]);
         scored.clear();
         let tt_move = known.best();
@@ -333,6 +258,14 @@ impl<'a> Searcher<'a> {
             let mut s = self.history[side][move_index(m)].min(99_999);
             if Some(m) == tt_move {
                 s += 10_000_000;
+            }
+            if attacker {
+                let undo = pos.play_unchecked(m);
+                let check = pos.in_check(opponent);
+                pos.undo(m, undo);
+                if check {
+                    s += 2_000_000;
+                }
             }
             if let Some(v) = pos.piece_at(m.to()) {
                 s += 1_000_000 + 1000 * piece_value(v.kind);
@@ -342,34 +275,44 @@ impl<'a> Searcher<'a> {
             }
             scored.push((s, m));
         }
-        let result = self.defence_moves(pos, &mut scored, d, ply);
+        // the attacker looks for a move after which the mate holds, the defender for one
+        // after which it does not
+        let result = self.first_deciding(pos, &mut scored, d, ply, attacker);
         self.scored[ply.min(MAX_PLY)] = scored;
-        match result? {
+        let now = self.shared.tt.get(key);
+        let mates = match result? {
             Some(m) => {
-                self.shared.tt.put(
-                    key,
-                    self.shared.tt.get(key).with_no_mate_within(d).with_best(m),
-                );
+                let b = if attacker {
+                    now.with_mate_within(d)
+                } else {
+                    now.with_no_mate_within(d)
+                };
+                self.shared.tt.put(key, b.with_best(m));
                 self.reward(side, m, d, ply);
-                Ok(false)
+                attacker
             }
             None => {
-                self.shared
-                    .tt
-                    .put(key, self.shared.tt.get(key).with_mate_within(d));
-                Ok(true)
+                let b = if attacker {
+                    now.with_no_mate_within(d)
+                } else {
+                    now.with_mate_within(d)
+                };
+                self.shared.tt.put(key, b);
+                !attacker
             }
-        }
+        };
+        Ok(mates)
     }
 
-    /// Tries the defender's scored moves, best first; the first that escapes a mate within
-    /// `d` (a refutation).
-    fn defence_moves(
+    /// Tries the scored moves, best first; the first after which "mate within `d − 1`" is
+    /// `want`.
+    fn first_deciding(
         &mut self,
         pos: &mut Position,
         scored: &mut [(u32, Move)],
         d: u32,
         ply: usize,
+        want: bool,
     ) -> Result<Option<Move>, Stop> {
         let n = scored.len();
         for i in 0..n {
@@ -378,7 +321,7 @@ impl<'a> Searcher<'a> {
             self.shared.tt.prefetch(pos.key());
             let r = self.mates_within(pos, d - 1, ply + 1);
             pos.undo(m, undo);
-            if !r? {
+            if r? == want {
                 return Ok(Some(m));
             }
         }
