@@ -145,7 +145,10 @@ fn probe_stats_and_verify() {
     let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
     let o = canju(&["probe", "--fen", fen, "--dir", d.arg()]);
     let e = one_line_error(&o, 1);
-    assert!(e.contains("run `canju gen KRK`"), "{e}");
+    assert!(
+        e.contains(&format!("run `canju gen KRK --dir {}`", d.arg())),
+        "{e}"
+    );
     // --generate builds it
     let o = canju(&[
         "probe",

@@ -145,12 +145,12 @@ pub enum TableError {
         expected: String,
     },
     #[error(
-        "{path}: table format {found} from an older canju (this one reads {FORMAT_VERSION}); run `canju gen {material}` to convert it"
+        "{path}: table format {found} from an older canju (this one reads {FORMAT_VERSION}); run `{command}` to convert it"
     )]
     OldFormat {
         path: PathBuf,
         found: u32,
-        material: String,
+        command: String,
     },
     #[error(
         "{path}: block {block} ({side} to move, entries {first}..={last}) is damaged (checksum mismatch){hint}"
@@ -170,7 +170,7 @@ pub enum TableError {
         code: u8,
         hint: String,
     },
-    #[error("no {material} table in {dir}: run `canju gen {material}`{hint}")]
+    #[error("no {material} table in {dir}: run `{command}`{hint}", command = gen_command(&dir.join(material)))]
     Missing {
         material: String,
         dir: PathBuf,
@@ -213,11 +213,25 @@ pub fn io_message(e: &std::io::Error) -> String {
 
 /// What to tell the user about a damaged file: delete it and build it again.
 pub fn rebuild_hint(path: &Path) -> String {
-    match path.file_stem().and_then(|s| s.to_str()) {
-        Some(stem) if !stem.is_empty() => {
-            format!("; delete the file and run `canju gen {stem}` to build it again")
+    format!(
+        "; delete the file and run `{}` to build it again",
+        gen_command(path)
+    )
+}
+
+/// The `canju gen` command that builds a table file where it is (`--dir` when the file is
+/// not in the default directory).
+pub fn gen_command(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("MATERIAL");
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && dir != Path::new("tablebases") => {
+            format!("canju gen {stem} --dir {}", dir.display())
         }
-        _ => "; delete the file and build it again".into(),
+        _ => format!("canju gen {stem}"),
     }
 }
 
@@ -374,7 +388,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             return Err(TableError::OldFormat {
                 path: p(),
                 found: 1,
-                material: stem(path),
+                command: gen_command(path),
             });
         }
         if version != FORMAT_VERSION {
@@ -527,13 +541,6 @@ fn check_stats(h: &Header) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("MATERIAL")
-        .to_string()
 }
 
 /// Whether a block's stored bytes match their checksum.
