@@ -270,7 +270,16 @@ impl Position {
     /// The same board with the other side to move (a "pass", which the rules do not allow:
     /// for analysis only; the result may have the side not to move in check).
     pub fn passed(&self) -> Position {
-        Position::from_parts(self.board, !self.turn, self.halfmoves, self.fullmoves)
+        let mut p = self.clone();
+        p.pass_turn();
+        p
+    }
+
+    /// Gives the turn to the other side in place (see [`Position::passed`]); a second call
+    /// restores the position exactly.
+    pub fn pass_turn(&mut self) {
+        self.turn = !self.turn;
+        self.key ^= ZOBRIST_BLACK;
     }
 
     /// The left-right mirror image (files a ↔ i). Values are unchanged.

@@ -196,11 +196,12 @@ impl<'a> Searcher<'a> {
         let legality = pos.legality();
         // the defender's general's sensitive points for every kind of attacker: a move that
         // touches none of them can neither give check nor uncover one
-        let null = pos.passed();
-        let sensitive = null
+        pos.pass_turn();
+        let sensitive = pos
             .legality_against(crate::movegen::Attackers::ALL)
             .sensitive_points();
-        let spare = defender_has_spare_moves(&null, sensitive);
+        let spare = defender_has_spare_moves(pos, sensitive);
+        pos.pass_turn();
         for &m in list.iter() {
             let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
             if spare && touched & sensitive == 0 {
