@@ -46,5 +46,6 @@ pub use piece::{Color, Kind, Piece};
 pub use position::{Position, START_FEN, Setup};
 pub use square::{File, Rank, Square};
 pub mod notation;
+pub mod puzzle;
 pub mod render;
 pub mod solver;

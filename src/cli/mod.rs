@@ -6,6 +6,7 @@ mod output;
 
 mod board;
 mod perft;
+mod puzzle;
 mod solve;
 mod tb;
 
@@ -145,6 +146,11 @@ enum Command {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+    /// Puzzle collections: list, show, check answers against perfect play.
+    Puzzle {
+        #[command(subcommand)]
+        action: PuzzleCommand,
+    },
     /// Draw a position on the terminal.
     Show {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
@@ -152,6 +158,45 @@ enum Command {
         /// Plain letters and coordinates (the default when output is not a terminal).
         #[arg(long)]
         ascii: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum PuzzleCommand {
+    /// The puzzles: id, goal, title, difficulty, tags.
+    List {
+        #[arg(long)]
+        tag: Option<String>,
+        #[arg(long)]
+        collection: Option<String>,
+        /// An array of {"id", "title", "collection", "source", "fen", "goal", "moves",
+        /// "line", "tags", "difficulty"}.
+        #[arg(long)]
+        json: bool,
+        /// A directory of collections (*.toml) instead of the built-in ones.
+        #[arg(long)]
+        puzzles: Option<PathBuf>,
+    },
+    /// A puzzle's board, goal, stipulation and source.
+    Show {
+        id: String,
+        #[arg(long)]
+        puzzles: Option<PathBuf>,
+    },
+    /// Check moves against perfect play: the player's moves alone (canju defends) or the
+    /// whole line; exit 0 when they solve the puzzle, 1 at the first mistake.
+    Check {
+        id: String,
+        /// Moves in any notation.
+        #[arg(required = true)]
+        moves: Vec<String>,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        puzzles: Option<PathBuf>,
+        /// Table directory (tables decide positions whose material they hold).
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -222,6 +267,22 @@ pub fn run() -> ExitCode {
         }) => board::moves(&fen, notation, ascii_digits, json),
         Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
         Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
+        Some(Command::Puzzle { action }) => match action {
+            PuzzleCommand::List {
+                tag,
+                collection,
+                json,
+                puzzles,
+            } => puzzle::list(&puzzles, &tag, &collection, json),
+            PuzzleCommand::Show { id, puzzles } => puzzle::show(&puzzles, &id),
+            PuzzleCommand::Check {
+                id,
+                moves,
+                json,
+                puzzles,
+                dir,
+            } => puzzle::check(&puzzles, &dir, &id, &moves, json),
+        },
         Some(Command::Solve {
             fen,
             max_moves,

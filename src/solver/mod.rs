@@ -130,6 +130,8 @@ pub enum SolveError {
     Bound(u32),
     #[error(transparent)]
     Table(#[from] TableError),
+    #[error("stopped before an answer")]
+    Stopped,
 }
 
 /// Solves a position for the side to move; `tb` lends the tables that are present.
@@ -236,6 +238,38 @@ pub fn solve(
     options.live.nodes.store(solution.nodes, Relaxed);
     solution.seconds = start.elapsed().as_secs_f64();
     Ok(solution)
+}
+
+/// The exact number of plies in which `attacker` forces mate from `pos` (either side to
+/// move), if it is at most `max_plies`; `None` when it is proven that it cannot within
+/// that. An error when stopped or when a table is damaged.
+pub fn mate_distance(
+    pos: &Position,
+    attacker: crate::piece::Color,
+    max_plies: u32,
+    options: &Options,
+    tb: Option<&Tablebase>,
+) -> Result<Option<u32>, SolveError> {
+    let tt = Tt::new(options.hash_mb);
+    let nodes = AtomicU64::new(0);
+    let start = Instant::now();
+    let shared = Shared {
+        tt: &tt,
+        tb,
+        attacker,
+        stop: &options.stop,
+        deadline: options.time.map(|t| start + t),
+        nodes: &nodes,
+    };
+    let mut searcher = Searcher::new(&shared);
+    let mut p = pos.clone();
+    let r = searcher.distance(&mut p, max_plies);
+    searcher.flush_nodes();
+    match r {
+        Ok(d) => Ok(d),
+        Err(Stop::Interrupted) => Err(SolveError::Stopped),
+        Err(Stop::Table(e)) => Err(e.into()),
+    }
 }
 
 /// The line from a winning first move: the defender takes the reply that resists longest

@@ -1,0 +1,465 @@
+//! Puzzle collections and answer checking against perfect play.
+//!
+//! A collection is a TOML file of `[[puzzle]]` tables (see `puzzles/README.md`). Every
+//! answer is judged by perfect play: the tables where the position's material has one, the
+//! composition solver elsewhere (win goals, within the stipulation). Any move that keeps
+//! the goal is accepted; the defender answers with the longest resistance, the first such
+//! move in generation order, so that a session is reproducible.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use crate::moves::Move;
+use crate::notation;
+use crate::piece::Color;
+use crate::position::Position;
+use crate::solver::{self, Options, SolveError};
+use crate::tablebase::index::MAX_PIECES;
+use crate::tablebase::{TableError, Tablebase, Value};
+
+/// The largest stipulation a puzzle may have, in moves.
+pub const MAX_STIPULATION: u32 = 15;
+/// The bound used for win goals without a stipulation, in moves.
+pub const DEFAULT_BOUND: u32 = 7;
+
+/// What the side to move must achieve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Goal {
+    pub side: Color,
+    /// A win (true) or a draw (false).
+    pub win: bool,
+}
+
+impl FromStr for Goal {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Goal, String> {
+        let side = match s.chars().next() {
+            Some('红') => Color::Red,
+            Some('黑') => Color::Black,
+            _ => {
+                return Err(format!(
+                    "goal '{s}': expected 红先胜, 红先和, 黑先胜 or 黑先和"
+                ));
+            }
+        };
+        let win = match s.chars().skip(1).collect::<String>().as_str() {
+            "先胜" => true,
+            "先和" => false,
+            _ => {
+                return Err(format!(
+                    "goal '{s}': expected 红先胜, 红先和, 黑先胜 or 黑先和"
+                ));
+            }
+        };
+        Ok(Goal { side, win })
+    }
+}
+
+impl fmt::Display for Goal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}先{}",
+            self.side.chinese(),
+            if self.win { "胜" } else { "和" }
+        )
+    }
+}
+
+/// A puzzle as written in a collection file.
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub id: String,
+    pub title: String,
+    pub source: String,
+    pub fen: String,
+    pub goal: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<u32>,
+    pub line: Vec<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub difficulty: u8,
+}
+
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(rename = "puzzle", default)]
+    puzzles: Vec<Entry>,
+}
+
+/// A puzzle read and checked for form: its position, goal and line parsed.
+#[derive(Clone, Debug)]
+pub struct Puzzle {
+    pub entry: Entry,
+    pub collection: String,
+    pub position: Position,
+    pub goal: Goal,
+    /// The main line, both sides' moves.
+    pub line: Vec<Move>,
+}
+
+impl Puzzle {
+    /// The bound on the win in plies: the stipulation, or the default bound.
+    pub fn budget(&self) -> u32 {
+        2 * self.entry.moves.unwrap_or(DEFAULT_BOUND) - 1
+    }
+}
+
+/// What is wrong with a collection or a puzzle.
+#[derive(Debug, thiserror::Error)]
+pub enum PuzzleError {
+    #[error("{path}: {message}")]
+    File { path: PathBuf, message: String },
+    #[error("{path}: puzzle '{id}': {message}")]
+    Puzzle {
+        path: PathBuf,
+        id: String,
+        message: String,
+    },
+    #[error("puzzle '{0}' is in no collection")]
+    Unknown(String),
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("{0}")]
+    Solver(String),
+}
+
+impl From<SolveError> for PuzzleError {
+    fn from(e: SolveError) -> PuzzleError {
+        match e {
+            SolveError::Table(t) => PuzzleError::Table(t),
+            e => PuzzleError::Solver(e.to_string()),
+        }
+    }
+}
+
+/// The collections that come with canju (`puzzles/` of its source), built in.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("mates", include_str!("../../puzzles/mates.toml")),
+    ("patterns", include_str!("../../puzzles/patterns.toml")),
+];
+
+/// The built-in collections, read and checked for form.
+pub fn load_builtin() -> Result<Vec<Puzzle>, PuzzleError> {
+    let mut all = Vec::new();
+    for (name, text) in BUILTIN {
+        let path = PathBuf::from(format!("puzzles/{name}.toml"));
+        add_unique(&mut all, load_str(&path, text)?, &path)?;
+    }
+    Ok(all)
+}
+
+fn add_unique(all: &mut Vec<Puzzle>, more: Vec<Puzzle>, path: &Path) -> Result<(), PuzzleError> {
+    for p in more {
+        if all.iter().any(|q| q.entry.id == p.entry.id) {
+            return Err(PuzzleError::Puzzle {
+                path: path.to_path_buf(),
+                id: p.entry.id.clone(),
+                message: "the id is used twice".into(),
+            });
+        }
+        all.push(p);
+    }
+    Ok(())
+}
+
+/// Reads one collection file; every puzzle's form is checked (FEN, goal, line).
+pub fn load_file(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
+    let text = std::fs::read_to_string(path).map_err(|e| PuzzleError::File {
+        path: path.to_path_buf(),
+        message: crate::tablebase::format::io_message(&e),
+    })?;
+    load_str(path, &text)
+}
+
+/// Reads a collection from its text; `path` names it (its stem is the collection's name).
+pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
+    let file: File = toml::from_str(text).map_err(|e| PuzzleError::File {
+        path: path.to_path_buf(),
+        message: e.message().to_string(),
+    })?;
+    let collection = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("puzzles")
+        .to_string();
+    file.puzzles
+        .into_iter()
+        .map(|entry| {
+            let bad = |message: String| PuzzleError::Puzzle {
+                path: path.to_path_buf(),
+                id: entry.id.clone(),
+                message,
+            };
+            let position: Position = entry.fen.parse().map_err(|e| bad(format!("fen: {e}")))?;
+            let goal: Goal = entry.goal.parse().map_err(bad)?;
+            if goal.side != position.turn() {
+                return Err(bad(format!(
+                    "goal {goal} but {} is to move",
+                    position.turn()
+                )));
+            }
+            if let Some(n) = entry.moves
+                && (n == 0 || n > MAX_STIPULATION)
+            {
+                return Err(bad(format!("moves = {n}: between 1 and {MAX_STIPULATION}")));
+            }
+            if !(1..=5).contains(&entry.difficulty) {
+                return Err(bad(format!(
+                    "difficulty {}: between 1 and 5",
+                    entry.difficulty
+                )));
+            }
+            let mut p = position.clone();
+            let mut line = Vec::new();
+            for (i, text) in entry.line.iter().enumerate() {
+                let m = notation::parse_move(&p, text)
+                    .map_err(|e| bad(format!("line move {}: {e}", i + 1)))?;
+                p.play_unchecked(m);
+                line.push(m);
+            }
+            Ok(Puzzle {
+                entry,
+                collection: collection.clone(),
+                position,
+                goal,
+                line,
+            })
+        })
+        .collect()
+}
+
+/// Reads every `*.toml` collection of a directory, in file name order; ids must be unique.
+pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| PuzzleError::File {
+        path: dir.to_path_buf(),
+        message: crate::tablebase::format::io_message(&e),
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+        .collect();
+    files.sort();
+    let mut all: Vec<Puzzle> = Vec::new();
+    for f in files {
+        let more = load_file(&f)?;
+        add_unique(&mut all, more, &f)?;
+    }
+    Ok(all)
+}
+
+/// How a position stands for the player, by perfect play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outlook {
+    /// The player forces mate in this many plies.
+    Win(u32),
+    Draw,
+    /// The player is mated in this many plies.
+    Loss(u32),
+    /// No forced win for the player within the bound (beyond the tables, where draws and
+    /// losses are not told apart).
+    NoWin,
+}
+
+/// The verdict on one move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feedback {
+    /// As good as any move.
+    Best,
+    /// Keeps the win, this many moves slower than the best.
+    Good { slower: u32 },
+    /// The goal is gone.
+    Mistake,
+}
+
+impl Feedback {
+    pub fn name(self) -> &'static str {
+        match self {
+            Feedback::Best => "best",
+            Feedback::Good { .. } => "good",
+            Feedback::Mistake => "mistake",
+        }
+    }
+}
+
+/// Perfect play: the tables where they reach, the solver elsewhere.
+pub struct Judge<'a> {
+    tb: Option<&'a Tablebase>,
+    options: Options,
+}
+
+impl<'a> Judge<'a> {
+    pub fn new(tb: Option<&'a Tablebase>) -> Judge<'a> {
+        let mut options = Options::new(DEFAULT_BOUND);
+        // many small proofs, each with a table of its own
+        options.hash_mb = 8;
+        Judge { tb, options }
+    }
+
+    /// The table value of a position, when its material has a table.
+    fn table_value(&self, pos: &Position) -> Result<Option<Value>, PuzzleError> {
+        let Some(tb) = self.tb else {
+            return Ok(None);
+        };
+        if pos.piece_count() > MAX_PIECES {
+            return Ok(None);
+        }
+        let pl = crate::tablebase::probe::placement(pos)?;
+        match tb.table_if_present(pl.material)? {
+            Some(t) => Ok(Some(t.probe(&pl)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// How `pos` stands for `player`, a win counted within `budget` plies.
+    pub fn outlook(
+        &self,
+        pos: &Position,
+        player: Color,
+        budget: u32,
+    ) -> Result<Outlook, PuzzleError> {
+        if let Some(v) = self.table_value(pos)? {
+            let v = if pos.turn() == player {
+                v
+            } else {
+                v.for_mover()
+            };
+            return Ok(match v {
+                // a longer win than the budget allows is not the goal either
+                Value::Win(n) if n <= budget => Outlook::Win(n),
+                Value::Win(_) => Outlook::NoWin,
+                Value::Draw => Outlook::Draw,
+                Value::Loss(n) => Outlook::Loss(n),
+            });
+        }
+        Ok(
+            match solver::mate_distance(pos, player, budget, &self.options, self.tb)? {
+                Some(n) => Outlook::Win(n),
+                None => Outlook::NoWin,
+            },
+        )
+    }
+
+    /// Judges the player's move `m` in `pos` (the player to move) against the goal.
+    pub fn judge(
+        &self,
+        pos: &Position,
+        m: Move,
+        goal: Goal,
+        budget: u32,
+    ) -> Result<Feedback, PuzzleError> {
+        let player = pos.turn();
+        let before = self.outlook(pos, player, budget)?;
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        let after = self.outlook(&child, player, budget.saturating_sub(1))?;
+        Ok(match (goal.win, before, after) {
+            (true, Outlook::Win(best), Outlook::Win(k)) => {
+                if k < best {
+                    Feedback::Best
+                } else {
+                    Feedback::Good {
+                        slower: (k + 1 - best) / 2,
+                    }
+                }
+            }
+            (true, _, Outlook::Win(_)) => Feedback::Best,
+            (true, _, _) => Feedback::Mistake,
+            (false, _, Outlook::Win(_) | Outlook::Draw) => Feedback::Best,
+            (false, _, _) => Feedback::Mistake,
+        })
+    }
+
+    /// The defender's reply in `pos` (the defender to move) against `player`: the longest
+    /// resistance (against a win) or the strongest move (tables), the first such in move
+    /// generation order. `None` when the defender has no legal move.
+    pub fn defence(
+        &self,
+        pos: &Position,
+        player: Color,
+        budget: u32,
+    ) -> Result<Option<Move>, PuzzleError> {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return Ok(None);
+        }
+        if self.table_value(pos)?.is_some()
+            && let Some(tb) = self.tb
+        {
+            // the tables rank every move: quickest win, draws, longest resistance
+            let ranked = tb.rank_moves(pos)?;
+            return Ok(ranked.first().map(|r| r.mv));
+        }
+        // beyond the tables: the reply after which the player's mate is furthest away, a
+        // reply that escapes it altogether first of all
+        let mut best: Option<(Move, u32)> = None;
+        for &m in moves.iter() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let d = match self.outlook(&child, player, budget.saturating_sub(1))? {
+                Outlook::Win(n) => n,
+                _ => u32::MAX,
+            };
+            if best.is_none_or(|(_, b)| d > b) {
+                best = Some((m, d));
+            }
+        }
+        Ok(best.map(|(m, _)| m))
+    }
+
+    /// Checks a puzzle under perfect play: the goal holds within the stipulation, and the
+    /// stored line keeps it at every move of the player, is legal, and ends in mate (win
+    /// goals) or keeps the draw through its length (draw goals). Returns the shortest win
+    /// in plies for win goals.
+    pub fn verify(&self, p: &Puzzle) -> Result<Option<u32>, String> {
+        let player = p.goal.side;
+        let budget = p.budget();
+        let err = |e: PuzzleError| e.to_string();
+        let start = self.outlook(&p.position, player, budget).map_err(err)?;
+        let shortest = match (p.goal.win, start) {
+            (true, Outlook::Win(n)) => Some(n),
+            (true, o) => return Err(format!("no forced win within {budget} plies ({o:?})")),
+            (false, Outlook::Draw) => None,
+            (false, o) => return Err(format!("not a draw under perfect play ({o:?})")),
+        };
+        if let (Some(n), Some(moves)) = (shortest, p.entry.moves)
+            && n.div_ceil(2) != moves
+        {
+            return Err(format!(
+                "the stipulation says {moves} moves, the shortest win takes {}",
+                n.div_ceil(2)
+            ));
+        }
+        let mut pos = p.position.clone();
+        let mut left = budget;
+        for (i, &m) in p.line.iter().enumerate() {
+            if pos.turn() == player {
+                let f = self.judge(&pos, m, p.goal, left).map_err(err)?;
+                if f == Feedback::Mistake {
+                    return Err(format!("line move {}: {m} loses the goal", i + 1));
+                }
+            }
+            pos.play_unchecked(m);
+            left = left.saturating_sub(1);
+        }
+        if p.goal.win {
+            if !pos.legal_moves().is_empty() {
+                return Err("the line does not end in mate".into());
+            }
+            if shortest.is_some_and(|n| p.line.len() as u32 != n) {
+                return Err(format!(
+                    "the line has {} plies, the shortest win {}",
+                    p.line.len(),
+                    shortest.unwrap_or(0)
+                ));
+            }
+        }
+        Ok(shortest)
+    }
+}

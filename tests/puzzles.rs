@@ -1,0 +1,190 @@
+//! The puzzle collections and `canju puzzle`: every shipped puzzle holds under perfect
+//! play, and answers are judged by it.
+
+use std::process::{Command, Output};
+
+use canju::puzzle::{self, Feedback, Judge};
+
+fn canju(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(args)
+        .env_remove("CANJU_TB_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_shipped_puzzle_holds_under_perfect_play() {
+    let all = puzzle::load_builtin().unwrap();
+    // the repository's directory reads the same
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("puzzles");
+    assert_eq!(puzzle::load_dir(&dir).unwrap().len(), all.len());
+    let judge = Judge::new(None);
+    let mut mates = 0;
+    let mut fens = std::collections::HashSet::new();
+    for p in &all {
+        assert!(
+            fens.insert(p.position.to_string()),
+            "{}: a repeated position",
+            p.entry.id
+        );
+        let shortest = judge
+            .verify(p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.entry.id));
+        let pieces = p.position.piece_count();
+        if p.collection == "mates" {
+            assert!(pieces >= 8, "{}", p.entry.id);
+            assert!(shortest.is_some_and(|n| n <= 13), "{}", p.entry.id);
+            mates += 1;
+        }
+    }
+    assert!(mates >= 50, "{mates}");
+}
+
+#[test]
+fn a_slower_win_is_good_and_a_losing_move_is_a_mistake() {
+    let all = puzzle::load_builtin().unwrap();
+    let p = all.iter().find(|p| p.entry.id == "pattern-002").unwrap();
+    let judge = Judge::new(None);
+    let m = |t: &str| canju::notation::parse_move(&p.position, t).unwrap();
+    assert_eq!(
+        judge.judge(&p.position, m("帅五进一"), p.goal, 13).unwrap(),
+        Feedback::Best
+    );
+    assert_eq!(
+        judge.judge(&p.position, m("马七进九"), p.goal, 5).unwrap(),
+        Feedback::Best
+    );
+    // with a bound of 5 moves, 炮三进三 still wins, one move slower (7 plies, not 5)
+    assert_eq!(
+        judge.judge(&p.position, m("炮三进三"), p.goal, 9).unwrap(),
+        Feedback::Good { slower: 1 }
+    );
+    // but not within the stipulation of 3 moves
+    assert_eq!(
+        judge.judge(&p.position, m("炮三进三"), p.goal, 5).unwrap(),
+        Feedback::Mistake
+    );
+    // a move that lets the general out of the corner loses the win within the stipulation
+    assert_eq!(
+        judge.judge(&p.position, m("马七进五"), p.goal, 5).unwrap(),
+        Feedback::Mistake
+    );
+}
+
+#[test]
+fn check_a_whole_line_the_players_moves_alone_and_a_mistake() {
+    // the full line, the defender's moves included
+    let o = canju(&[
+        "puzzle",
+        "check",
+        "pattern-002",
+        "帅五进一",
+        "士５进６",
+        "炮三平六",
+        "士６退５",
+        "马七进六",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("solved: pattern-002"));
+    // the player's moves alone, in other notations: canju defends
+    let o = canju(&[
+        "puzzle",
+        "check",
+        "pattern-002",
+        "e0e1",
+        "C3.6",
+        "马七进六",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["id"], "pattern-002");
+    assert_eq!(v["solved"], true);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 5);
+    assert_eq!(moves[0]["by"], "player");
+    assert_eq!(moves[1]["by"], "defender");
+    for m in moves {
+        assert!(m["feedback"].is_string() && m["plies_left"].is_number());
+    }
+    assert!(v["refutation"].is_null());
+    // a mistake: exit 1, one line naming the refutation
+    let o = canju(&["puzzle", "check", "pattern-002", "马七进五", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["solved"], false);
+    assert_eq!(v["moves"][0]["feedback"], "mistake");
+    assert!(v["refutation"].is_string());
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("refutation"), "{e}");
+    // a line that stops early is not solved
+    let o = canju(&["puzzle", "check", "pattern-002", "帅五进一"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn list_and_show() {
+    let o = canju(&["puzzle", "list", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let all = v.as_array().unwrap();
+    assert!(all.len() >= 55);
+    for p in all {
+        for key in [
+            "id",
+            "title",
+            "collection",
+            "source",
+            "fen",
+            "goal",
+            "line",
+            "tags",
+            "difficulty",
+        ] {
+            assert!(!p[key].is_null(), "{key} in {p}");
+        }
+        assert!(
+            p["line"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|m| m.as_str().unwrap().len() == 4)
+        );
+    }
+    let o = canju(&["puzzle", "list", "--tag", "马后炮"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let o = canju(&["puzzle", "show", "mate-001"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("goal: 黑先胜 within 1 move"), "{text}");
+    let o = canju(&["puzzle", "show", "no-such"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no puzzle 'no-such'"));
+}
+
+#[test]
+fn broken_collections_are_one_line_errors() {
+    let dir = std::env::temp_dir().join(format!("canju-puzzles-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (text, needle) in [
+        ("[[puzzle]]\nid = 3\n", "bad.toml"),
+        (
+            "[[puzzle]]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\nfen = \"9/9 w\"\ngoal = \"红先胜\"\nline = []\ndifficulty = 1\n",
+            "puzzle 'x': fen",
+        ),
+        (
+            "[[puzzle]]\nid = \"x\"\ntitle = \"t\"\nsource = \"s\"\nfen = \"4k4/9/9/9/9/9/9/9/9/3K5 w\"\ngoal = \"黑先胜\"\nline = []\ndifficulty = 1\n",
+            "but red is to move",
+        ),
+    ] {
+        std::fs::write(dir.join("bad.toml"), text).unwrap();
+        let o = canju(&["puzzle", "list", "--puzzles", dir.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        let e = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(needle), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
