@@ -5,12 +5,124 @@ use std::process::{Command, Output};
 
 use canju::puzzle::{self, Feedback, Judge};
 
+fn home() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("canju-home-{}", std::process::id()))
+}
+
 fn canju(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_canju"))
         .args(args)
         .env_remove("CANJU_TB_DIR")
+        .env("CANJU_HOME", home())
         .output()
         .unwrap()
+}
+
+/// Runs canju with a script on standard input, in its own data directory.
+fn canju_with_input(args: &[&str], input: &str, home: &std::path::Path) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(args)
+        .env_remove("CANJU_TB_DIR")
+        .env("CANJU_HOME", home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn play_through_standard_input_with_hint_undo_and_progress() {
+    let home = std::env::temp_dir().join(format!("canju-play-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    // a mistake, then quit: recorded as failed
+    let o = canju_with_input(
+        &["puzzle", "play", "pattern-002"],
+        "马七进五\nquit\n",
+        &home,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.contains("马七进五: mistake: the goal is gone; refutation"),
+        "{text}"
+    );
+    // the failed puzzle comes back first; hints, undo, the solution, then a solve
+    let script = "hint\nhint\n马七进九\nundo\nsolution\n帅五进一\nC3.6\nh2... \n马七进六\n";
+    let o = canju_with_input(&["puzzle", "play"], script, &home);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("pattern-002 · 马后炮"), "{text}");
+    assert!(text.contains("hint: move the 帅 on e0"), "{text}");
+    assert!(text.contains("hint: 帅五进一"), "{text}");
+    assert!(text.contains("马七进九: best"), "{text}");
+    assert!(
+        text.contains("solution: 帅五进一 士５进６ 炮三平六 士６退５ 马七进六"),
+        "{text}"
+    );
+    assert!(text.contains("defence: 士５进６"), "{text}");
+    assert!(text.contains("solved: black has no move left"), "{text}");
+    let progress: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.join("progress.json")).unwrap()).unwrap();
+    assert_eq!(progress["puzzles"]["pattern-002"]["solved"], true);
+    assert_eq!(progress["puzzles"]["pattern-002"]["failed"], 1);
+    assert_eq!(progress["puzzles"]["pattern-002"]["attempts"], 2);
+    // list shows it; a damaged file is reported and kept aside; reset clears
+    let o = canju_with_input(&["puzzle", "list", "--tag", "马后炮"], "", &home);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("pattern-002  solved"));
+    std::fs::write(home.join("progress.json"), b"{ broken").unwrap();
+    let o = canju_with_input(&["puzzle", "list", "--tag", "马后炮"], "", &home);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("was damaged; it is kept as"));
+    assert!(home.join("progress.json.damaged-1").exists());
+    let o = canju_with_input(&["puzzle", "reset"], "", &home);
+    assert!(o.status.success());
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn train_picks_a_reproducible_table_position() {
+    let home = std::env::temp_dir().join(format!("canju-train-{}", std::process::id()));
+    let tables = std::env::temp_dir().join(format!("canju-train-tb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tables);
+    let args = [
+        "train",
+        "单车对光将",
+        "--seed",
+        "7",
+        "--moves",
+        "2-2",
+        "--dir",
+        tables.to_str().unwrap(),
+    ];
+    let o = canju_with_input(&args, "solution\nquit\n", &home);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let first = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(first.contains("seed 7"), "{first}");
+    assert!(first.contains("goal: 红先胜"), "{first}");
+    // the solution is a win in two moves: three plies
+    let sol = first.lines().find(|l| l.starts_with("solution: ")).unwrap();
+    assert_eq!(sol.split_whitespace().count(), 4, "{sol}");
+    let again = canju_with_input(&args, "solution\nquit\n", &home);
+    let second = String::from_utf8_lossy(&again.stdout).into_owned();
+    let board = |t: &str| {
+        t.lines()
+            .skip_while(|l| !l.starts_with("seed"))
+            .take(14)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(board(&first), board(&second));
+    let o = canju_with_input(&["train", "KRK", "--goal", "maybe"], "", &home);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&tables);
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -19,8 +131,22 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
     // the repository's directory reads the same
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("puzzles");
     assert_eq!(puzzle::load_dir(&dir).unwrap().len(), all.len());
-    let judge = Judge::new(None);
-    let mut mates = 0;
+    // the tables the endgame puzzles need
+    let d = std::env::temp_dir().join(format!("canju-puzzle-tables-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let tb = canju::tablebase::Tablebase::new(&d);
+    for sig in ["KNPKAABB", "KCAKAA", "KRKNAA", "KRKAABB"] {
+        let m: canju::material::Material = sig.parse().unwrap();
+        canju::tablebase::build::build(
+            m,
+            &tb,
+            &|_| Box::new(canju::tablebase::generate::Silent),
+            &mut |_| {},
+        )
+        .unwrap();
+    }
+    let judge = Judge::new(Some(&tb));
+    let (mut mates, mut endgames, mut draws) = (0, 0, 0);
     let mut fens = std::collections::HashSet::new();
     for p in &all {
         assert!(
@@ -37,8 +163,15 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
             assert!(shortest.is_some_and(|n| n <= 13), "{}", p.entry.id);
             mates += 1;
         }
+        if p.collection == "endgames" {
+            assert!(p.in_table_reach(), "{}", p.entry.id);
+            endgames += 1;
+            draws += usize::from(!p.goal.win);
+        }
     }
     assert!(mates >= 50, "{mates}");
+    assert!(endgames >= 40 && draws >= 4, "{endgames} {draws}");
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -154,7 +287,8 @@ fn list_and_show() {
     }
     let o = canju(&["puzzle", "list", "--tag", "马后炮"]);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert_eq!(text.lines().count(), 1, "{text}");
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("1 puzzle, 0 solved"), "{text}");
     let o = canju(&["puzzle", "show", "mate-001"]);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("goal: 黑先胜 within 1 move"), "{text}");

@@ -6,6 +6,7 @@ mod output;
 
 mod board;
 mod perft;
+mod play;
 mod puzzle;
 mod solve;
 mod tb;
@@ -151,6 +152,26 @@ enum Command {
         #[command(subcommand)]
         action: PuzzleCommand,
     },
+    /// A random position from a table, played as a puzzle (the table is built first when
+    /// missing).
+    Train {
+        /// Material: KNPKAABB, 马兵对士象全, 单车对士象全 ...
+        material: String,
+        /// Seed for the random choice (the same seed, the same position).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// A win of A to B moves (e.g. 5-12).
+        #[arg(long)]
+        moves: Option<String>,
+        /// The side you play: red or black.
+        #[arg(long)]
+        side: Option<String>,
+        /// win (the stronger side) or draw (the weaker side, where at most two moves hold).
+        #[arg(long)]
+        goal: Option<String>,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Draw a position on the terminal.
     Show {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
@@ -177,6 +198,17 @@ enum PuzzleCommand {
         #[arg(long)]
         puzzles: Option<PathBuf>,
     },
+    /// Play a puzzle (the next one to do without ID): moves in any notation, or hint, undo,
+    /// solution, board, quit; reads standard input line by line when it is not a terminal.
+    Play {
+        id: Option<String>,
+        #[arg(long)]
+        puzzles: Option<PathBuf>,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Forget the recorded progress.
+    Reset,
     /// A puzzle's board, goal, stipulation and source.
     Show {
         id: String,
@@ -267,6 +299,21 @@ pub fn run() -> ExitCode {
         }) => board::moves(&fen, notation, ascii_digits, json),
         Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
         Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
+        Some(Command::Train {
+            material,
+            seed,
+            moves,
+            side,
+            goal,
+            dir,
+        }) => puzzle::train(puzzle::TrainArgs {
+            material: &material,
+            seed,
+            moves: &moves,
+            side: &side,
+            goal: &goal,
+            dir: &dir,
+        }),
         Some(Command::Puzzle { action }) => match action {
             PuzzleCommand::List {
                 tag,
@@ -275,6 +322,8 @@ pub fn run() -> ExitCode {
                 puzzles,
             } => puzzle::list(&puzzles, &tag, &collection, json),
             PuzzleCommand::Show { id, puzzles } => puzzle::show(&puzzles, &id),
+            PuzzleCommand::Play { id, puzzles, dir } => puzzle::play_cmd(&puzzles, &dir, &id),
+            PuzzleCommand::Reset => puzzle::reset(),
             PuzzleCommand::Check {
                 id,
                 moves,

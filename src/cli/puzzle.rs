@@ -79,11 +79,18 @@ pub fn list(
         );
         return Ok(());
     }
+    let (_, progress) = progress()?;
     for p in &chosen {
+        let mark = match progress.get(&p.entry.id) {
+            Some(r) if r.solved => "solved",
+            Some(r) if r.failed > 0 => "failed",
+            _ => "-",
+        };
         let stip = p.entry.moves.map_or(String::new(), |n| format!(" in {n}"));
         outln!(
-            "{:<12} {}{stip}  {}  ★{}  {}",
+            "{:<12} {:<6} {}{stip}  {}  ★{}  {}",
             p.entry.id,
+            mark,
             p.goal,
             p.entry.title,
             p.entry.difficulty,
@@ -93,6 +100,16 @@ pub fn list(
     if chosen.is_empty() {
         outln!("no puzzle matches");
     }
+    let solved = chosen
+        .iter()
+        .filter(|p| progress.get(&p.entry.id).is_some_and(|r| r.solved))
+        .count();
+    outln!(
+        "{} puzzle{}, {solved} solved; streak {}",
+        chosen.len(),
+        if chosen.len() == 1 { "" } else { "s" },
+        progress.streak
+    );
     Ok(())
 }
 
@@ -151,6 +168,7 @@ pub fn check(
     let all = collections(dir)?;
     let p = find(&all, id)?;
     let tb = Tablebase::new(table_dir(tables)?);
+    ensure_tables(p, &tb)?;
     let judge = Judge::new(Some(&tb));
     let fail = |e: puzzle::PuzzleError| CliError {
         code: 1,
@@ -275,4 +293,193 @@ pub fn check(
             },
         })
     }
+}
+
+/// The progress file, read (a damaged one is reported on standard error and kept aside).
+fn progress() -> Result<(Option<PathBuf>, puzzle::progress::Progress), CliError> {
+    let Some(path) = puzzle::progress::default_path() else {
+        return Ok((None, Default::default()));
+    };
+    let (p, warning) = puzzle::progress::load(&path).map_err(|e| CliError {
+        code: 1,
+        message: e,
+    })?;
+    if let Some(w) = warning {
+        errln!("canju: warning: {w}");
+    }
+    Ok((Some(path), p))
+}
+
+/// Builds the tables a puzzle within table reach needs, when they are missing.
+fn ensure_tables(p: &Puzzle, tb: &Tablebase) -> Result<(), CliError> {
+    if !p.in_table_reach() {
+        return Ok(());
+    }
+    let m = canju::material::Material::of(&p.position).canonical();
+    if tb.path_of(&m).exists() {
+        return Ok(());
+    }
+    outln!("building the tables of {m} ({}) first", m.chinese());
+    super::tb::generate(m, tb, None).map(|_| ())
+}
+
+/// `canju puzzle play [ID]`: the puzzle, or the next one to do (failed ones first, then
+/// unsolved), played from standard input; the attempt is recorded.
+pub fn play_cmd(dir: &Option<PathBuf>, tables: &Option<PathBuf>, id: &Option<String>) -> CliResult {
+    let all = collections(dir)?;
+    let (path, mut progress) = progress()?;
+    let p = match id {
+        Some(id) => find(&all, id)?,
+        None => all
+            .iter()
+            .find(|p| {
+                progress
+                    .get(&p.entry.id)
+                    .is_some_and(|r| !r.solved && r.failed > 0)
+            })
+            .or_else(|| {
+                all.iter()
+                    .find(|p| progress.get(&p.entry.id).is_none_or(|r| !r.solved))
+            })
+            .ok_or_else(|| {
+                CliError::input("every puzzle is solved (`canju puzzle reset` starts over)")
+            })?,
+    };
+    let tb = Tablebase::new(table_dir(tables)?);
+    ensure_tables(p, &tb)?;
+    let judge = Judge::new(Some(&tb));
+    let outcome = super::play::play(p, &judge)?;
+    if outcome != super::play::Outcome::Quit {
+        progress.record(&p.entry.id, outcome == super::play::Outcome::Solved);
+        if let Some(path) = path {
+            puzzle::progress::save(&path, &progress).map_err(|e| CliError {
+                code: 1,
+                message: e,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// `canju puzzle reset`: forgets the progress.
+pub fn reset() -> CliResult {
+    let Some(path) = puzzle::progress::default_path() else {
+        return Err(CliError::input("no data directory: set CANJU_HOME"));
+    };
+    match std::fs::remove_file(&path) {
+        Ok(()) => outln!("progress cleared ({})", path.display()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => outln!("no progress recorded yet"),
+        Err(e) => {
+            return Err(CliError {
+                code: 1,
+                message: format!(
+                    "{}: {}",
+                    path.display(),
+                    canju::tablebase::format::io_message(&e)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub struct TrainArgs<'a> {
+    pub material: &'a str,
+    pub seed: Option<u64>,
+    pub moves: &'a Option<String>,
+    pub side: &'a Option<String>,
+    pub goal: &'a Option<String>,
+    pub dir: &'a Option<PathBuf>,
+}
+
+/// `canju train SIG`: a random position from a table (built first when missing), played as
+/// a puzzle.
+pub fn train(a: TrainArgs) -> CliResult {
+    use rand::SeedableRng;
+    let m = super::tb::material_arg(a.material)?;
+    let win = match a.goal.as_deref() {
+        None | Some("win") => true,
+        Some("draw") => false,
+        Some(g) => return Err(CliError::input(format!("--goal {g}: win or draw"))),
+    };
+    let (min, max) = match a.moves {
+        None => (1, 30),
+        Some(t) => {
+            let parse = |s: &str| {
+                s.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&n| (1..=95).contains(&n))
+            };
+            let (lo, hi) = match t.split_once('-') {
+                Some((lo, hi)) => (parse(lo), parse(hi)),
+                None => (parse(t), parse(t)),
+            };
+            match (lo, hi) {
+                (Some(lo), Some(hi)) if lo <= hi => (lo, hi),
+                _ => {
+                    return Err(CliError::input(format!(
+                        "--moves {t}: A-B, from 1 to 95 moves"
+                    )));
+                }
+            }
+        }
+    };
+    let flip = match a.side.as_deref() {
+        None => false,
+        Some("red") => !win,
+        Some("black") => win,
+        Some(s) => return Err(CliError::input(format!("--side {s}: red or black"))),
+    };
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let tb = Tablebase::new(table_dir(a.dir)?);
+    if !tb.path_of(&m).exists() {
+        outln!("building the tables of {m} ({}) first", m.chinese());
+        super::tb::generate(m, &tb, None)?;
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let wanted = if win {
+        puzzle::Wanted::Win { min, max }
+    } else {
+        puzzle::Wanted::HardDraw
+    };
+    let fail = |e: puzzle::PuzzleError| CliError {
+        code: 1,
+        message: e.to_string(),
+    };
+    let Some(pos) = puzzle::pick(&tb, m, wanted, &mut rng, 2_000_000).map_err(fail)? else {
+        return Err(CliError::input(format!(
+            "{m}: no position fits (a {} for the side to move); try other --moves",
+            if win {
+                format!("win of {min}-{max} moves")
+            } else {
+                "hard draw".into()
+            }
+        )));
+    };
+    let pos = if flip { pos.color_flipped() } else { pos };
+    let fen = pos.to_string();
+    let goal = format!(
+        "{}先{}",
+        pos.turn().chinese(),
+        if win { "胜" } else { "和" }
+    );
+    let text = format!(
+        "[[puzzle]]\nid = \"train-{seed}\"\ntitle = \"{} 训练\"\nsource = \"found in the {m} table\"\nfen = \"{fen}\"\ngoal = \"{goal}\"\nline = []\ndifficulty = 3\n",
+        m.chinese()
+    );
+    let mut puzzles = puzzle::load_str(std::path::Path::new("train.toml"), &text).map_err(fail)?;
+    let mut p = puzzles.remove(0);
+    let judge = Judge::new(Some(&tb));
+    // the line a draw must hold for, and the main line for `solution`
+    p.line = judge
+        .main_line(&p.position, p.goal, p.budget(), 8)
+        .map_err(fail)?;
+    outln!("seed {seed} (--seed {seed} plays this position again)");
+    super::play::play(&p, &judge)?;
+    Ok(())
 }

@@ -6,6 +6,8 @@
 //! the goal is accepted; the defender answers with the longest resistance, the first such
 //! move in generation order, so that a session is reproducible.
 
+pub mod progress;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -103,11 +105,84 @@ pub struct Puzzle {
     pub line: Vec<Move>,
 }
 
+/// The bound on wins judged by the tables when a puzzle has no stipulation: every win a
+/// one-byte table holds.
+pub const TABLE_BUDGET: u32 = crate::tablebase::value::code::MAX_PLIES;
+
 impl Puzzle {
-    /// The bound on the win in plies: the stipulation, or the default bound.
+    /// The bound on the win in plies: the stipulation; without one, every table win when
+    /// the material is within table reach, else the default bound.
     pub fn budget(&self) -> u32 {
-        2 * self.entry.moves.unwrap_or(DEFAULT_BOUND) - 1
+        match self.entry.moves {
+            Some(n) => 2 * n - 1,
+            None if self.position.piece_count() <= MAX_PIECES => TABLE_BUDGET,
+            None => 2 * DEFAULT_BOUND - 1,
+        }
     }
+
+    /// Whether the position's material is within table reach.
+    pub fn in_table_reach(&self) -> bool {
+        self.position.piece_count() <= MAX_PIECES
+    }
+}
+
+/// What `canju train` asks of a table: a win of `min..=max` moves for the stronger side
+/// to move, or a hard draw for the weaker side to move (at most two moves hold).
+#[derive(Clone, Copy, Debug)]
+pub enum Wanted {
+    Win { min: u32, max: u32 },
+    HardDraw,
+}
+
+/// A random position from a built table that fits what is wanted, with the stronger side
+/// as red (the caller flips colours for the other side). `None` after `tries` samples.
+pub fn pick(
+    tb: &Tablebase,
+    material: crate::material::Material,
+    wanted: Wanted,
+    rng: &mut impl rand::Rng,
+    tries: u32,
+) -> Result<Option<Position>, PuzzleError> {
+    let table = tb.table(material.canonical())?;
+    let layout = table.layout();
+    let n = layout.pieces().len();
+    let mut squares = [crate::square::Square::new_unchecked(0); MAX_PIECES];
+    let turn = match wanted {
+        Wanted::Win { .. } => Color::Red,
+        Wanted::HardDraw => Color::Black,
+    };
+    for _ in 0..tries {
+        let index = rng.random_range(0..layout.size());
+        if layout.squares(index, &mut squares).is_none() {
+            continue;
+        }
+        let Some(v) = crate::tablebase::value::value_of_code(table.code(turn, index)?) else {
+            continue;
+        };
+        let fits = match (wanted, v) {
+            (Wanted::Win { min, max }, Value::Win(p)) => (min..=max).contains(&p.div_ceil(2)),
+            (Wanted::HardDraw, Value::Draw) => true,
+            _ => false,
+        };
+        if !fits {
+            continue;
+        }
+        let mut pos = Position::scratch();
+        pos.set_placement(layout.pieces(), &squares[..n], turn);
+        // through FEN, so that only positions the rules accept come out
+        let Ok(pos) = pos.to_string().parse::<Position>() else {
+            continue;
+        };
+        if let Wanted::HardDraw = wanted {
+            let ranked = tb.rank_moves(&pos)?;
+            let holding = ranked.iter().filter(|r| r.value == Value::Draw).count();
+            if holding == 0 || holding > 2 || ranked.len() < 3 {
+                continue;
+            }
+        }
+        return Ok(Some(pos));
+    }
+    Ok(None)
 }
 
 /// What is wrong with a collection or a puzzle.
@@ -140,6 +215,7 @@ impl From<SolveError> for PuzzleError {
 
 /// The collections that come with canju (`puzzles/` of its source), built in.
 pub const BUILTIN: &[(&str, &str)] = &[
+    ("endgames", include_str!("../../puzzles/endgames.toml")),
     ("mates", include_str!("../../puzzles/mates.toml")),
     ("patterns", include_str!("../../puzzles/patterns.toml")),
 ];
@@ -325,10 +401,15 @@ impl<'a> Judge<'a> {
         budget: u32,
     ) -> Result<Outlook, PuzzleError> {
         if let Some(v) = self.table_value(pos)? {
+            // the same distance, seen from the player's side
             let v = if pos.turn() == player {
                 v
             } else {
-                v.for_mover()
+                match v {
+                    Value::Win(n) => Value::Loss(n),
+                    Value::Loss(n) => Value::Win(n),
+                    Value::Draw => Value::Draw,
+                }
             };
             return Ok(match v {
                 // a longer win than the budget allows is not the goal either
@@ -411,6 +492,69 @@ impl<'a> Judge<'a> {
             }
         }
         Ok(best.map(|(m, _)| m))
+    }
+
+    /// The player's best move in `pos` (the player to move): the quickest win, or a move
+    /// that keeps the draw; the first such in move generation order (tables: in their
+    /// ranking). `None` when no move keeps the goal.
+    pub fn best_move(
+        &self,
+        pos: &Position,
+        goal: Goal,
+        budget: u32,
+    ) -> Result<Option<Move>, PuzzleError> {
+        let player = pos.turn();
+        if self.table_value(pos)?.is_some()
+            && let Some(tb) = self.tb
+        {
+            let ranked = tb.rank_moves(pos)?;
+            return Ok(ranked
+                .first()
+                .filter(|r| match r.value {
+                    Value::Win(n) => n <= budget || !goal.win,
+                    Value::Draw => !goal.win,
+                    Value::Loss(_) => false,
+                })
+                .map(|r| r.mv));
+        }
+        let Outlook::Win(n) = self.outlook(pos, player, budget)? else {
+            return Ok(None);
+        };
+        for &m in pos.legal_moves().iter() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            if self.outlook(&child, player, n - 1)? == Outlook::Win(n - 1) {
+                return Ok(Some(m));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The main line from `pos` with the player to move: the player's best moves, the
+    /// defender's longest resistance, up to `max_plies` or the end of the game.
+    pub fn main_line(
+        &self,
+        pos: &Position,
+        goal: Goal,
+        budget: u32,
+        max_plies: u32,
+    ) -> Result<Vec<Move>, PuzzleError> {
+        let player = pos.turn();
+        let mut p = pos.clone();
+        let mut left = budget;
+        let mut line = Vec::new();
+        while (line.len() as u32) < max_plies {
+            let m = if p.turn() == player {
+                self.best_move(&p, goal, left)?
+            } else {
+                self.defence(&p, player, left)?
+            };
+            let Some(m) = m else { break };
+            p.play_unchecked(m);
+            line.push(m);
+            left = left.saturating_sub(1);
+        }
+        Ok(line)
     }
 
     /// Checks a puzzle under perfect play: the goal holds within the stipulation, and the

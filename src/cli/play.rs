@@ -1,0 +1,195 @@
+//! Playing a puzzle: the player types moves in any notation (or `hint`, `undo`,
+//! `solution`, `board`, `quit`); canju judges each move by perfect play and answers with
+//! perfect defence. On a terminal it prompts; otherwise it reads the same commands line by
+//! line, so a script can play a whole puzzle.
+
+use std::io::{BufRead, IsTerminal};
+
+use canju::notation::{self, Notation, Style};
+use canju::puzzle::{Feedback, Judge, Puzzle};
+use canju::{Move, Position};
+
+use super::CliError;
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Solved,
+    /// A mistake was made (and not taken back before the end).
+    Failed,
+    /// The player left before the end.
+    Quit,
+}
+
+fn chinese(pos: &Position, m: Move) -> String {
+    notation::format_move(pos, m, Notation::Chinese, Style::default())
+}
+
+fn draw_board(pos: &Position) {
+    out!(
+        "{}",
+        canju::render::terminal::board(pos, super::board::board_style(false))
+    );
+}
+
+/// Plays a puzzle from standard input.
+pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let fail = |e: canju::puzzle::PuzzleError| CliError {
+        code: 1,
+        message: e.to_string(),
+    };
+    let player = p.goal.side;
+    // positions before each of the player's moves, with the budget then
+    let mut history: Vec<(Position, u32)> = Vec::new();
+    let mut pos = p.position.clone();
+    let mut left = p.budget();
+    let mut hints = 0;
+    let mut mistaken = false;
+    // a draw goal is reached by keeping the draw through the stored line's length
+    let draw_plies = (p.line.len() as u32).max(2);
+    let mut played = 0u32;
+    draw_board(&pos);
+    outln!("{} · {}", p.entry.id, p.entry.title);
+    match p.entry.moves {
+        Some(n) => outln!(
+            "goal: {} within {n} move{}",
+            p.goal,
+            if n == 1 { "" } else { "s" }
+        ),
+        None => outln!("goal: {}", p.goal),
+    }
+    let mut lines = stdin.lock().lines();
+    loop {
+        if interactive {
+            out!(
+                "{} to move (a move, hint, undo, solution, board, quit)> ",
+                player
+            );
+            super::output::flush();
+        }
+        let quit = if mistaken {
+            Outcome::Failed
+        } else {
+            Outcome::Quit
+        };
+        let Some(line) = lines.next() else {
+            return Ok(quit);
+        };
+        let line = line.map_err(|e| CliError::input(format!("standard input: {e}")))?;
+        let t = line.trim();
+        match t {
+            "" => continue,
+            "quit" | "q" | "exit" => return Ok(quit),
+            "board" => {
+                draw_board(&pos);
+                continue;
+            }
+            "hint" => {
+                match judge.best_move(&pos, p.goal, left).map_err(fail)? {
+                    Some(m) if hints == 0 => {
+                        let piece = pos.piece_at(m.from()).expect("a piece");
+                        outln!("hint: move the {} on {}", piece.chinese(), m.from());
+                        hints += 1;
+                    }
+                    Some(m) => outln!("hint: {}", chinese(&pos, m)),
+                    None => outln!("hint: no move keeps the goal from here (undo)"),
+                }
+                continue;
+            }
+            "undo" => {
+                match history.pop() {
+                    Some((before, budget)) => {
+                        pos = before;
+                        left = budget;
+                        played = played.saturating_sub(2);
+                        hints = 0;
+                        draw_board(&pos);
+                    }
+                    None => outln!("nothing to take back"),
+                }
+                continue;
+            }
+            "solution" => {
+                let line = judge
+                    .main_line(&pos, p.goal, left, left.max(draw_plies))
+                    .map_err(fail)?;
+                let mut q = pos.clone();
+                let mut text = Vec::new();
+                for m in line {
+                    text.push(chinese(&q, m));
+                    q.play_unchecked(m);
+                }
+                outln!("solution: {}", text.join(" "));
+                continue;
+            }
+            _ => {}
+        }
+        let m = match notation::parse_move(&pos, t) {
+            Ok(m) => m,
+            Err(e) => {
+                outln!("{e}");
+                continue;
+            }
+        };
+        let f = judge.judge(&pos, m, p.goal, left).map_err(fail)?;
+        history.push((pos.clone(), left));
+        let text = chinese(&pos, m);
+        pos.play_unchecked(m);
+        left = left.saturating_sub(1);
+        played += 1;
+        hints = 0;
+        match f {
+            Feedback::Best => outln!("{text}: best"),
+            Feedback::Good { slower } => outln!(
+                "{text}: good: still winning, {slower} move{} slower than the best",
+                if slower == 1 { "" } else { "s" }
+            ),
+            Feedback::Mistake => {
+                mistaken = true;
+                let r = judge.defence(&pos, player, left).map_err(fail)?;
+                match r {
+                    Some(r) => outln!(
+                        "{text}: mistake: the goal is gone; refutation {} (undo to try again)",
+                        chinese(&pos, r)
+                    ),
+                    None => outln!("{text}: mistake: the goal is gone (undo to try again)"),
+                }
+                continue;
+            }
+        }
+        if pos.legal_moves().is_empty() {
+            draw_board(&pos);
+            outln!("solved: {} has no move left", pos.turn());
+            return Ok(if mistaken {
+                Outcome::Failed
+            } else {
+                Outcome::Solved
+            });
+        }
+        if !p.goal.win && played >= draw_plies {
+            outln!("solved: the draw holds");
+            return Ok(if mistaken {
+                Outcome::Failed
+            } else {
+                Outcome::Solved
+            });
+        }
+        let Some(d) = judge.defence(&pos, player, left).map_err(fail)? else {
+            return Ok(Outcome::Quit);
+        };
+        outln!("defence: {}", chinese(&pos, d));
+        pos.play_unchecked(d);
+        left = left.saturating_sub(1);
+        played += 1;
+        if pos.legal_moves().is_empty() {
+            draw_board(&pos);
+            outln!("the defence wins: {} has no move left", pos.turn());
+            return Ok(Outcome::Failed);
+        }
+        if interactive {
+            draw_board(&pos);
+        }
+    }
+}
