@@ -322,3 +322,68 @@ fn broken_collections_are_one_line_errors() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn import_pgn_and_dhtmlxq_with_broken_games() {
+    let dir = std::env::temp_dir().join(format!("canju-import-{}", std::process::id()));
+    let tables = std::env::temp_dir().join(format!("canju-import-tb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/import");
+    let run = |file: &str| {
+        canju(&[
+            "puzzle",
+            "import",
+            data.join(file).to_str().unwrap(),
+            "--collection",
+            "mine",
+            "--puzzles",
+            dir.to_str().unwrap(),
+            "--dir",
+            tables.to_str().unwrap(),
+        ])
+    };
+    let o = run("sample.pgn");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("2 imported"), "{text}");
+    for needle in [
+        "game 3: not added: FEN",
+        "game 4: not added: move 1 '车一进一'",
+        "game 5: not added: the result is a loss for the side to move",
+        "game 6: not added: the line does not end in mate",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    // the same position from DhtmlXQ is not added twice; a broken block is named
+    let o = run("sample.dhtml");
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.contains("already in the collection as mine-001"),
+        "{text}"
+    );
+    assert!(
+        text.contains("game 2: not added: [DhtmlXQ_binit] is not 64 digits"),
+        "{text}"
+    );
+    // the collection reads back and its puzzles check
+    let all = puzzle::load_dir(&dir).unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0].entry.line.len(), 5);
+    let judge = Judge::new(None);
+    for p in &all {
+        judge.verify(p).unwrap();
+    }
+    // into a fresh collection, the DhtmlXQ game is read the same as the PGN one
+    std::fs::remove_dir_all(&dir).unwrap();
+    let o = run("sample.dhtml");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let all = puzzle::load_dir(&dir).unwrap();
+    assert_eq!(
+        all[0].entry.fen,
+        "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1"
+    );
+    assert_eq!(all[0].entry.title, "马后炮 (DhtmlXQ)");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&tables);
+}

@@ -209,6 +209,18 @@ enum PuzzleCommand {
     },
     /// Forget the recorded progress.
     Reset,
+    /// Add compositions from a PGN (with a FEN tag) or DhtmlXQ file to a collection; each is
+    /// checked under perfect play first.
+    Import {
+        file: PathBuf,
+        #[arg(long)]
+        collection: String,
+        /// The collections' directory (default: puzzles).
+        #[arg(long)]
+        puzzles: Option<PathBuf>,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// A puzzle's board, goal, stipulation and source.
     Show {
         id: String,
@@ -324,6 +336,12 @@ pub fn run() -> ExitCode {
             PuzzleCommand::Show { id, puzzles } => puzzle::show(&puzzles, &id),
             PuzzleCommand::Play { id, puzzles, dir } => puzzle::play_cmd(&puzzles, &dir, &id),
             PuzzleCommand::Reset => puzzle::reset(),
+            PuzzleCommand::Import {
+                file,
+                collection,
+                puzzles,
+                dir,
+            } => puzzle::import(&file, &collection, &puzzles, &dir),
             PuzzleCommand::Check {
                 id,
                 moves,

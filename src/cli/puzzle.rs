@@ -483,3 +483,177 @@ pub fn train(a: TrainArgs) -> CliResult {
     super::play::play(&p, &judge)?;
     Ok(())
 }
+
+/// `canju puzzle import FILE --collection C`: games from PGN (with a FEN tag) or DhtmlXQ,
+/// each checked under perfect play and added to `DIR/C.toml`; the others listed with the
+/// reason.
+pub fn import(
+    file: &PathBuf,
+    collection: &str,
+    dir: &Option<PathBuf>,
+    tables: &Option<PathBuf>,
+) -> CliResult {
+    use canju::puzzle::import;
+    if collection.is_empty()
+        || !collection
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(CliError::input(format!(
+            "--collection '{collection}': letters, digits, - and _ only"
+        )));
+    }
+    let bytes = std::fs::read(file).map_err(|e| {
+        CliError::input(format!(
+            "{}: {}",
+            file.display(),
+            canju::tablebase::format::io_message(&e)
+        ))
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| CliError::input(format!("{}: not UTF-8 text", file.display())))?;
+    let dir = dir.clone().unwrap_or_else(|| PathBuf::from("puzzles"));
+    let target = dir.join(format!("{collection}.toml"));
+    let existing = if target.exists() {
+        puzzle::load_file(&target).map_err(|e| CliError {
+            code: 1,
+            message: e.to_string(),
+        })?
+    } else {
+        Vec::new()
+    };
+    let mut taken: Vec<String> = existing.iter().map(|p| p.entry.id.clone()).collect();
+    let mut positions: Vec<(Position, String)> = existing
+        .iter()
+        .map(|p| (p.position.clone(), p.entry.id.clone()))
+        .collect();
+    let (games, mut rejected) = import::read(&text);
+    let tb = Tablebase::new(table_dir(tables)?);
+    let judge = Judge::new(Some(&tb));
+    let mut added = String::new();
+    let mut count = 0;
+    for g in games {
+        let reject = |reason: String| import::Rejected {
+            number: g.number,
+            reason,
+        };
+        let mut end = g.position.clone();
+        for &m in &g.moves {
+            end.play_unchecked(m);
+        }
+        let mated = end.legal_moves().is_empty();
+        let side = g.position.turn();
+        let win_for_red = match g.result.as_deref() {
+            Some("1-0") => Some(true),
+            Some("0-1") => Some(false),
+            _ => None,
+        };
+        let goal = match (g.result.as_deref(), win_for_red) {
+            (Some("1/2-1/2"), _) => puzzle::Goal { side, win: false },
+            (_, Some(red)) if red == (side == canju::Color::Red) => {
+                puzzle::Goal { side, win: true }
+            }
+            (_, Some(_)) => {
+                rejected.push(reject("the result is a loss for the side to move".into()));
+                continue;
+            }
+            (_, None) if mated && end.turn() != side => puzzle::Goal { side, win: true },
+            _ => {
+                rejected.push(reject(
+                    "no result, and the line does not end in mate".into(),
+                ));
+                continue;
+            }
+        };
+        let stipulation = (goal.win && mated).then(|| (g.moves.len() as u32).div_ceil(2));
+        let mut n = taken.len() + 1;
+        while taken.contains(&format!("{collection}-{n:03}")) {
+            n += 1;
+        }
+        let id = format!("{collection}-{n:03}");
+        let entry = puzzle::Entry {
+            id: id.clone(),
+            title: g
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("{collection} 第{n}题")),
+            source: g
+                .source
+                .clone()
+                .unwrap_or_else(|| format!("imported from {}", file.display())),
+            fen: g.position.to_string(),
+            goal: goal.to_string(),
+            moves: stipulation,
+            line: import::chinese_line(&g),
+            tags: vec![collection.to_string()],
+            difficulty: stipulation.map_or(3, |m| m.clamp(1, 5) as u8),
+        };
+        let one = toml::to_string(&ImportFile {
+            puzzle: vec![entry],
+        })
+        .map_err(CliError::input)?;
+        let parsed = match puzzle::load_str(&target, &one) {
+            Ok(mut v) => v.remove(0),
+            Err(e) => {
+                rejected.push(reject(e.to_string()));
+                continue;
+            }
+        };
+        ensure_tables(&parsed, &tb)?;
+        if let Err(reason) = judge.verify(&parsed) {
+            rejected.push(reject(reason));
+            continue;
+        }
+        if let Some((_, id)) = positions.iter().find(|(p, _)| *p == parsed.position) {
+            rejected.push(reject(format!(
+                "the position is already in the collection as {id}"
+            )));
+            continue;
+        }
+        positions.push((parsed.position.clone(), id.clone()));
+        taken.push(id);
+        added.push('\n');
+        added.push_str(&one);
+        count += 1;
+    }
+    if count > 0 {
+        std::fs::create_dir_all(&dir).map_err(|e| CliError {
+            code: 1,
+            message: format!(
+                "{}: {}",
+                dir.display(),
+                canju::tablebase::format::io_message(&e)
+            ),
+        })?;
+        let mut all = std::fs::read_to_string(&target).unwrap_or_default();
+        all.push_str(&added);
+        let tmp = target.with_extension("toml.tmp");
+        std::fs::write(&tmp, all)
+            .and_then(|()| std::fs::rename(&tmp, &target))
+            .map_err(|e| CliError {
+                code: 1,
+                message: format!(
+                    "{}: {}",
+                    target.display(),
+                    canju::tablebase::format::io_message(&e)
+                ),
+            })?;
+    }
+    outln!("{count} imported into {}", target.display());
+    rejected.sort_by_key(|r| r.number);
+    for r in &rejected {
+        outln!("game {}: not added: {}", r.number, r.reason);
+    }
+    if count == 0 {
+        return Err(CliError {
+            code: 1,
+            message: format!("nothing imported from {}", file.display()),
+        });
+    }
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct ImportFile {
+    puzzle: Vec<puzzle::Entry>,
+}

@@ -6,6 +6,7 @@
 //! the goal is accepted; the defender answers with the longest resistance, the first such
 //! move in generation order, so that a session is reproducible.
 
+pub mod import;
 pub mod progress;
 
 use std::fmt;
