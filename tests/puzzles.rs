@@ -387,3 +387,67 @@ fn import_pgn_and_dhtmlxq_with_broken_games() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&tables);
 }
+
+#[test]
+fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
+    let home = std::env::temp_dir().join(format!("canju-tplay-{}", std::process::id()));
+    let tables = std::env::temp_dir().join(format!("canju-tplay-tb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&tables);
+    let all = puzzle::load_builtin().unwrap();
+    let p = all.iter().find(|p| p.entry.id == "endgame-001").unwrap();
+    // the player's moves of the stored line; canju's replies are the line's other moves
+    let script: String = p
+        .entry
+        .line
+        .iter()
+        .step_by(2)
+        .map(|m| format!("{m}\n"))
+        .collect();
+    let dir = tables.to_str().unwrap();
+    let o = canju_with_input(
+        &["puzzle", "play", "endgame-001", "--dir", dir],
+        &script,
+        &home,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("building the tables of KNKA"), "{text}");
+    assert!(text.contains("solved: black has no move left"), "{text}");
+    assert_eq!(
+        text.matches(": best").count(),
+        p.entry.line.len().div_ceil(2),
+        "{text}"
+    );
+    // a winning move that is not the quickest: good, with how much slower
+    let tb = canju::tablebase::Tablebase::new(&tables);
+    let ranked = tb.rank_moves(&p.position).unwrap();
+    let best = ranked[0].value;
+    let slower = ranked
+        .iter()
+        .find(|r| matches!(r.value, canju::tablebase::Value::Win(n) if Some(n) > best.plies()))
+        .expect("a slower win");
+    let o = Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args([
+            "puzzle",
+            "check",
+            "endgame-001",
+            &slower.mv.to_string(),
+            "--json",
+            "--dir",
+            dir,
+        ])
+        .env("CANJU_HOME", &home)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["moves"][0]["feedback"], "good", "{v}");
+    let text = canju_with_input(
+        &["puzzle", "play", "endgame-001", "--dir", dir],
+        &format!("{}\nquit\n", slower.mv),
+        &home,
+    );
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(text.contains("good: still winning"), "{text}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&tables);
+}
