@@ -59,7 +59,7 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
     let o = canju_with_input(&["puzzle", "play"], script, &home);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("pattern-002 · 马后炮"), "{text}");
-    assert!(text.contains("hint: move the 帅 on e0"), "{text}");
+    assert!(text.contains("hint: move the 帅 on file 五 (e0)"), "{text}");
     assert!(text.contains("hint: 帅五进一"), "{text}");
     assert!(text.contains("马七进九: best"), "{text}");
     assert!(

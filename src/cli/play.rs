@@ -90,7 +90,21 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
                 match judge.best_move(&pos, p.goal, left).map_err(fail)? {
                     Some(m) if hints == 0 => {
                         let piece = pos.piece_at(m.from()).expect("a piece");
-                        outln!("hint: move the {} on {}", piece.chinese(), m.from());
+                        // the file as the mover counts it: red 一..九 from its right, black 1..9
+                        let f = m.from().file().index() as usize;
+                        let file = match piece.color {
+                            canju::Color::Red => {
+                                ["九", "八", "七", "六", "五", "四", "三", "二", "一"][f]
+                            }
+                            canju::Color::Black => {
+                                ["１", "２", "３", "４", "５", "６", "７", "８", "９"][f]
+                            }
+                        };
+                        outln!(
+                            "hint: move the {} on file {file} ({})",
+                            piece.chinese(),
+                            m.from()
+                        );
                         hints += 1;
                     }
                     Some(m) => outln!("hint: {}", chinese(&pos, m)),

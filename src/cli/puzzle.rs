@@ -310,9 +310,11 @@ fn progress() -> Result<(Option<PathBuf>, puzzle::progress::Progress), CliError>
     Ok((Some(path), p))
 }
 
-/// Builds the tables a puzzle within table reach needs, when they are missing.
+/// Builds the tables a puzzle within table reach needs, when they are missing: those
+/// without a stipulation (long table wins) and draws. A win within a stipulation is the
+/// solver's, with tables only where they are already built.
 fn ensure_tables(p: &Puzzle, tb: &Tablebase) -> Result<(), CliError> {
-    if !p.in_table_reach() {
+    if !p.in_table_reach() || (p.goal.win && p.entry.moves.is_some()) {
         return Ok(());
     }
     let m = canju::material::Material::of(&p.position).canonical();
