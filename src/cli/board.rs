@@ -69,3 +69,65 @@ pub fn apply(fen: &Option<OsString>, moves: &[String]) -> CliResult {
     outln!("{pos}");
     Ok(())
 }
+
+/// `canju diagram`: an SVG picture of a position, to a file (`-` for standard output).
+pub fn diagram(
+    fen: &Option<OsString>,
+    output: &std::path::Path,
+    arrows: &[String],
+    marks: &[String],
+    flip: bool,
+) -> CliResult {
+    let pos = position_arg(fen)?;
+    let mut options = canju::render::svg::Options {
+        flip,
+        ..Default::default()
+    };
+    for a in arrows {
+        let m = notation::parse_move(&pos, a)
+            .or_else(|_| {
+                // an arrow may show a move of the side not to move, or any step in ICCS
+                let t = a.trim();
+                let sq = |s: &str| s.parse::<canju::Square>().ok();
+                match (t.get(0..2).and_then(sq), t.get(2..4).and_then(sq)) {
+                    (Some(f), Some(to)) if t.len() == 4 => Ok(canju::Move::new(f, to)),
+                    _ => Err(()),
+                }
+            })
+            .map_err(|_| {
+                CliError::input(format!(
+                    "--arrow '{a}': not a move here (any notation) nor two points like h2e2"
+                ))
+            })?;
+        options.arrows.push(m);
+    }
+    for m in marks {
+        let s = m.trim().parse::<canju::Square>().map_err(|_| {
+            CliError::input(format!(
+                "--mark '{m}': a point like e9 (file a-i, rank 0-9)"
+            ))
+        })?;
+        options.marks.push(s);
+    }
+    let svg = canju::render::svg::diagram(&pos, &options);
+    if output.as_os_str() == "-" {
+        out!("{svg}");
+        return Ok(());
+    }
+    let tmp = output.with_extension("svg.tmp");
+    std::fs::write(&tmp, &svg)
+        .and_then(|()| std::fs::rename(&tmp, output))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            CliError {
+                code: 1,
+                message: format!(
+                    "{}: {}",
+                    output.display(),
+                    canju::tablebase::format::io_message(&e)
+                ),
+            }
+        })?;
+    outln!("{}", output.display());
+    Ok(())
+}

@@ -172,6 +172,24 @@ enum Command {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+    /// Draw a position as an SVG diagram (grid, river, palaces, pieces as discs with
+    /// Chinese characters, arrows and marked points).
+    Diagram {
+        #[arg(long, value_parser = clap::value_parser!(OsString))]
+        fen: Option<OsString>,
+        /// The SVG file to write (- for standard output).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// An arrow for a move (any notation, or two points like h2e2); repeatable.
+        #[arg(long)]
+        arrow: Vec<String>,
+        /// A point to circle, like e9; repeatable.
+        #[arg(long)]
+        mark: Vec<String>,
+        /// Black at the bottom.
+        #[arg(long)]
+        flip: bool,
+    },
     /// Draw a position on the terminal.
     Show {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
@@ -311,6 +329,13 @@ pub fn run() -> ExitCode {
         }) => board::moves(&fen, notation, ascii_digits, json),
         Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
         Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
+        Some(Command::Diagram {
+            fen,
+            output,
+            arrow,
+            mark,
+            flip,
+        }) => board::diagram(&fen, &output, &arrow, &mark, flip),
         Some(Command::Train {
             material,
             seed,

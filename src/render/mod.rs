@@ -1,3 +1,4 @@
-//! Pictures of positions: the terminal board.
+//! Pictures of positions: the terminal board and SVG diagrams.
 
+pub mod svg;
 pub mod terminal;

@@ -1,0 +1,214 @@
+//! A position as an SVG diagram in the style of printed boards: the grid with the river
+//! (楚河 汉界), palace diagonals, the cannon and soldier point marks, file numbers for both
+//! sides (red 九..一 below, black 1..9 above), pieces as discs with their Chinese
+//! characters, and optional arrows and marked points. Text stays text; the fonts named are
+//! common CJK fonts with the generic `serif` last, so any browser shows it as it is. Every
+//! point carries a transparent target with `data-square`, for pages that take clicks.
+
+use std::fmt::Write as _;
+
+use crate::moves::Move;
+use crate::piece::Color;
+use crate::position::Position;
+use crate::square::Square;
+
+/// What to draw besides the position.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Black at the bottom.
+    pub flip: bool,
+    pub arrows: Vec<Move>,
+    pub marks: Vec<Square>,
+}
+
+const STEP: f64 = 56.0;
+const MARGIN: f64 = 56.0;
+const FONT: &str =
+    "'Noto Serif CJK SC','Source Han Serif SC','Noto Sans CJK SC','SimSun','Songti SC',serif";
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The drawing coordinates of a point.
+fn xy(s: Square, flip: bool) -> (f64, f64) {
+    let (f, r) = (s.file().index() as f64, s.rank().index() as f64);
+    let (col, row) = if flip { (8.0 - f, r) } else { (f, 9.0 - r) };
+    (MARGIN + col * STEP, MARGIN + row * STEP)
+}
+
+fn sq(file: u8, rank: u8) -> Square {
+    Square::new(rank * 9 + file).expect("on the board")
+}
+
+/// The small corner marks of a cannon or soldier point.
+fn point_mark(out: &mut String, s: Square, flip: bool) {
+    let (x, y) = xy(s, flip);
+    let (g, l) = (4.0, 10.0);
+    let file = s.file().index();
+    for (dx, dy) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
+        // no marks beyond the board's edge
+        let left_edge = if flip { file == 8 } else { file == 0 };
+        let right_edge = if flip { file == 0 } else { file == 8 };
+        if (dx < 0.0 && left_edge) || (dx > 0.0 && right_edge) {
+            continue;
+        }
+        let (cx, cy) = (x + dx * g, y + dy * g);
+        let _ = writeln!(
+            out,
+            r##"<polyline class="mark" points="{},{} {},{} {},{}" fill="none" stroke="#5b3a1a" stroke-width="1.5"/>"##,
+            cx + dx * l,
+            cy,
+            cx,
+            cy,
+            cx,
+            cy + dy * l
+        );
+    }
+}
+
+/// The SVG text of a position.
+pub fn diagram(pos: &Position, o: &Options) -> String {
+    let w = MARGIN * 2.0 + 8.0 * STEP;
+    let h = MARGIN * 2.0 + 9.0 * STEP;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="{FONT}">"#
+    );
+    let _ = writeln!(
+        s,
+        r##"<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2e7d32"/></marker></defs>"##
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect class="board" x="0" y="0" width="{w}" height="{h}" fill="#f2d9a6"/>"##
+    );
+    let line = |s: &mut String, a: Square, b: Square, class: &str| {
+        let ((x1, y1), (x2, y2)) = (xy(a, o.flip), xy(b, o.flip));
+        let _ = writeln!(
+            s,
+            r##"<line class="{class}" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#5b3a1a" stroke-width="1.5"/>"##
+        );
+    };
+    // ten ranks
+    for r in 0..10 {
+        line(&mut s, sq(0, r), sq(8, r), "rank");
+    }
+    // nine files: the edges across the river, the others on each side of it
+    for f in 0..9 {
+        if f == 0 || f == 8 {
+            line(&mut s, sq(f, 0), sq(f, 9), "file");
+        } else {
+            line(&mut s, sq(f, 0), sq(f, 4), "file");
+            line(&mut s, sq(f, 5), sq(f, 9), "file");
+        }
+    }
+    // palace diagonals
+    line(&mut s, sq(3, 0), sq(5, 2), "palace");
+    line(&mut s, sq(5, 0), sq(3, 2), "palace");
+    line(&mut s, sq(3, 7), sq(5, 9), "palace");
+    line(&mut s, sq(5, 7), sq(3, 9), "palace");
+    // the outer frame
+    let _ = writeln!(
+        s,
+        r##"<rect class="frame" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#5b3a1a" stroke-width="3"/>"##,
+        MARGIN - 6.0,
+        MARGIN - 6.0,
+        8.0 * STEP + 12.0,
+        9.0 * STEP + 12.0
+    );
+    // cannon and soldier points
+    for (f, r) in [(1, 2), (7, 2), (1, 7), (7, 7)] {
+        point_mark(&mut s, sq(f, r), o.flip);
+    }
+    for f in [0, 2, 4, 6, 8] {
+        point_mark(&mut s, sq(f, 3), o.flip);
+        point_mark(&mut s, sq(f, 6), o.flip);
+    }
+    // the river
+    let river_y = MARGIN + 4.5 * STEP;
+    let (left, right) = if o.flip {
+        ("汉 界", "楚 河")
+    } else {
+        ("楚 河", "汉 界")
+    };
+    for (x, text) in [(MARGIN + 2.0 * STEP, left), (MARGIN + 6.0 * STEP, right)] {
+        let _ = writeln!(
+            s,
+            r##"<text class="river" x="{x}" y="{}" font-size="28" text-anchor="middle" fill="#5b3a1a">{text}</text>"##,
+            river_y + 10.0
+        );
+    }
+    // file numbers: red's from its right below, black's from its right above (as drawn)
+    const RED: [&str; 9] = ["九", "八", "七", "六", "五", "四", "三", "二", "一"];
+    for f in 0..9u8 {
+        let (x, _) = xy(sq(f, 0), o.flip);
+        let red = RED[f as usize];
+        let black = (f + 1).to_string();
+        let (top, bottom) = if o.flip {
+            (red, black.as_str())
+        } else {
+            (black.as_str(), red)
+        };
+        let _ = writeln!(
+            s,
+            r##"<text class="file-number" x="{x}" y="{}" font-size="16" text-anchor="middle" fill="#5b3a1a">{top}</text>"##,
+            MARGIN * 0.45
+        );
+        let _ = writeln!(
+            s,
+            r##"<text class="file-number" x="{x}" y="{}" font-size="16" text-anchor="middle" fill="#5b3a1a">{bottom}</text>"##,
+            h - MARGIN * 0.3
+        );
+    }
+    // marked points
+    for &m in &o.marks {
+        let (x, y) = xy(m, o.flip);
+        let _ = writeln!(
+            s,
+            r##"<circle class="marked" data-square="{m}" cx="{x}" cy="{y}" r="{}" fill="none" stroke="#1565c0" stroke-width="4"/>"##,
+            STEP * 0.46
+        );
+    }
+    // pieces
+    for (square, piece) in pos.pieces() {
+        let (x, y) = xy(square, o.flip);
+        let color = match piece.color {
+            Color::Red => "#b71c1c",
+            Color::Black => "#212121",
+        };
+        let _ = writeln!(
+            s,
+            r##"<g class="piece" data-square="{square}" data-piece="{}"><circle cx="{x}" cy="{y}" r="{}" fill="#fbefd5" stroke="{color}" stroke-width="2.5"/><circle cx="{x}" cy="{y}" r="{}" fill="none" stroke="{color}" stroke-width="1"/><text x="{x}" y="{}" font-size="30" text-anchor="middle" fill="{color}">{}</text></g>"##,
+            piece.fen_char(),
+            STEP * 0.42,
+            STEP * 0.35,
+            y + 10.5,
+            escape(&piece.chinese().to_string())
+        );
+    }
+    // arrows, above the pieces
+    for &m in &o.arrows {
+        let ((x1, y1), (x2, y2)) = (xy(m.from(), o.flip), xy(m.to(), o.flip));
+        let _ = writeln!(
+            s,
+            r##"<line class="arrow" data-move="{m}" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#2e7d32" stroke-width="7" stroke-opacity="0.8" stroke-linecap="round" marker-end="url(#arrowhead)"/>"##
+        );
+    }
+    // click targets, one a point
+    for square in Square::all() {
+        let (x, y) = xy(square, o.flip);
+        let _ = writeln!(
+            s,
+            r#"<rect class="point" data-square="{square}" x="{}" y="{}" width="{STEP}" height="{STEP}" fill="transparent"/>"#,
+            x - STEP / 2.0,
+            y - STEP / 2.0
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
