@@ -127,7 +127,16 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             }
             "solution" => {
                 let line = judge
-                    .main_line(&pos, p.goal, left, left.max(draw_plies))
+                    .main_line(
+                        &pos,
+                        p.goal,
+                        left,
+                        if p.goal.win {
+                            left
+                        } else {
+                            draw_plies.saturating_sub(played).max(2)
+                        },
+                    )
                     .map_err(fail)?;
                 let mut q = pos.clone();
                 let mut text = Vec::new();

@@ -544,5 +544,9 @@ pub fn main_job() -> CliResult {
         let moves = tb.rank_moves(&pos).map_err(table_error)?;
         print_probe(&pos, value, &moves[..moves.len().min(8)], Notation::Chinese);
     }
+    outln!();
+    outln!(
+        "Next: `canju puzzle play` for a puzzle (107 built in), `canju train KNPKAABB` for a position from this table, `canju solve --fen FEN` for a composition."
+    );
     Ok(())
 }
