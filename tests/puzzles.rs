@@ -451,3 +451,37 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&tables);
 }
+
+#[test]
+fn a_draw_puzzle_held_to_the_end_of_its_line() {
+    let home = std::env::temp_dir().join(format!("canju-dplay-{}", std::process::id()));
+    let tables = std::env::temp_dir().join(format!("canju-dplay-tb-{}", std::process::id()));
+    let all = puzzle::load_builtin().unwrap();
+    let p = all
+        .iter()
+        .find(|p| !p.goal.win && p.entry.title.starts_with("车对马双士"))
+        .expect("a 车对马双士 defence");
+    let script: String = p
+        .entry
+        .line
+        .iter()
+        .step_by(2)
+        .map(|m| format!("{m}\n"))
+        .collect();
+    let o = canju_with_input(
+        &[
+            "puzzle",
+            "play",
+            &p.entry.id,
+            "--dir",
+            tables.to_str().unwrap(),
+        ],
+        &script,
+        &home,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("solved: the draw holds"), "{text}");
+    assert!(!text.contains("mistake"), "{text}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&tables);
+}

@@ -211,6 +211,14 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             outln!("the defence wins: {} has no move left", pos.turn());
             return Ok(Outcome::Failed);
         }
+        if !p.goal.win && played >= draw_plies {
+            outln!("solved: the draw holds");
+            return Ok(if mistaken {
+                Outcome::Failed
+            } else {
+                Outcome::Solved
+            });
+        }
         if interactive {
             draw_board(&pos);
         }
