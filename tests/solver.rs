@@ -63,7 +63,13 @@ const PATTERNS: &[(&str, &str, u32, u32, &str)] = &[
     ("天地炮", "3ak4/4a4/9/9/9/9/9/9/C8/4K2C1 w", 3, 1, "a1a9"),
     // the horse on the palace corner checks, the chariot holds rank 8
     ("挂角马", "3aka3/R8/9/1N7/9/9/9/9/9/5K3 w", 2, 1, "b6d7"),
-    ("挂角马 (chariot first)", "3aka3/9/9/1N7/9/9/9/9/9/R4K3 w", 3, 3, "a0d0"),
+    (
+        "挂角马 (chariot first)",
+        "3aka3/9/9/1N7/9/9/9/9/9/R4K3 w",
+        3,
+        3,
+        "a0d0",
+    ),
     // the horse on g7 takes e8 and f9, the general the d-file, the chariot checks
     ("钓鱼马", "4k4/9/6N2/9/9/9/9/9/9/R2K5 w", 2, 1, "a0a9"),
 ];
