@@ -21,6 +21,15 @@ pub enum Outcome {
     Quit,
 }
 
+/// How a session that reached its goal ended: solved, unless a mistake was made on the way.
+fn ended(mistaken: bool) -> Outcome {
+    if mistaken {
+        Outcome::Failed
+    } else {
+        Outcome::Solved
+    }
+}
+
 fn chinese(pos: &Position, m: Move) -> String {
     notation::format_move(pos, m, Notation::Chinese, Style::default())
 }
@@ -52,14 +61,7 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
     let mut played = 0u32;
     draw_board(&pos);
     outln!("{} · {}", p.entry.id, p.entry.title);
-    match p.entry.moves {
-        Some(n) => outln!(
-            "goal: {} within {n} move{}",
-            p.goal,
-            if n == 1 { "" } else { "s" }
-        ),
-        None => outln!("goal: {}", p.goal),
-    }
+    outln!("goal: {}", p.goal_text());
     let mut lines = stdin.lock().lines();
     loop {
         if interactive {
@@ -185,19 +187,11 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
         if pos.legal_moves().is_empty() {
             draw_board(&pos);
             outln!("solved: {} has no move left", pos.turn());
-            return Ok(if mistaken {
-                Outcome::Failed
-            } else {
-                Outcome::Solved
-            });
+            return Ok(ended(mistaken));
         }
         if !p.goal.win && played >= draw_plies {
             outln!("solved: the draw holds");
-            return Ok(if mistaken {
-                Outcome::Failed
-            } else {
-                Outcome::Solved
-            });
+            return Ok(ended(mistaken));
         }
         let Some(d) = judge.defence(&pos, player, left).map_err(fail)? else {
             return Ok(Outcome::Quit);
@@ -213,11 +207,7 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
         }
         if !p.goal.win && played >= draw_plies {
             outln!("solved: the draw holds");
-            return Ok(if mistaken {
-                Outcome::Failed
-            } else {
-                Outcome::Solved
-            });
+            return Ok(ended(mistaken));
         }
         if interactive {
             draw_board(&pos);

@@ -122,14 +122,7 @@ pub fn show(dir: &Option<PathBuf>, id: &str) -> CliResult {
     );
     outln!("{}", p.entry.fen);
     outln!("{} · {} ({})", p.entry.id, p.entry.title, p.collection);
-    match p.entry.moves {
-        Some(n) => outln!(
-            "goal: {} within {n} move{}",
-            p.goal,
-            if n == 1 { "" } else { "s" }
-        ),
-        None => outln!("goal: {}", p.goal),
-    }
+    outln!("goal: {}", p.goal_text());
     outln!("source: {}", p.entry.source);
     outln!(
         "tags: {}  difficulty: {}",

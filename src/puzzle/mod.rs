@@ -121,6 +121,18 @@ impl Puzzle {
         }
     }
 
+    /// The goal as a player reads it: "红先胜 within 3 moves".
+    pub fn goal_text(&self) -> String {
+        match self.entry.moves {
+            Some(n) => format!(
+                "{} within {n} move{}",
+                self.goal,
+                if n == 1 { "" } else { "s" }
+            ),
+            None => self.goal.to_string(),
+        }
+    }
+
     /// Whether the position's material is within table reach.
     pub fn in_table_reach(&self) -> bool {
         self.position.piece_count() <= MAX_PIECES
