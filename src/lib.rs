@@ -29,6 +29,7 @@
 //! ```
 
 pub mod fen;
+pub mod files;
 pub mod material;
 pub mod movegen;
 pub mod moves;

@@ -267,15 +267,8 @@ impl Position {
         Position::from_parts(board, !self.turn, self.halfmoves, self.fullmoves)
     }
 
-    /// The same board with the other side to move (a "pass", which the rules do not allow:
-    /// for analysis only; the result may have the side not to move in check).
-    pub fn passed(&self) -> Position {
-        let mut p = self.clone();
-        p.pass_turn();
-        p
-    }
-
-    /// Gives the turn to the other side in place (see [`Position::passed`]); a second call
+    /// Gives the turn to the other side in place (a "pass", which the rules do not allow:
+    /// for analysis only; the side not to move may then be in check). A second call
     /// restores the position exactly.
     pub fn pass_turn(&mut self) {
         self.turn = !self.turn;

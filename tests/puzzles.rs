@@ -3,7 +3,10 @@
 
 use std::process::{Command, Output};
 
+mod common;
+
 use canju::puzzle::{self, Feedback, Judge};
+use common::TempDir;
 
 fn home() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("canju-home-{}", std::process::id()))
@@ -41,8 +44,8 @@ fn canju_with_input(args: &[&str], input: &str, home: &std::path::Path) -> Outpu
 
 #[test]
 fn play_through_standard_input_with_hint_undo_and_progress() {
-    let home = std::env::temp_dir().join(format!("canju-play-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
+    let home_guard = TempDir::new("play");
+    let home = home_guard.0.clone();
     // a mistake, then quit: recorded as failed
     let o = canju_with_input(
         &["puzzle", "play", "pattern-002"],
@@ -83,14 +86,14 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
     assert!(home.join("progress.json.damaged-1").exists());
     let o = canju_with_input(&["puzzle", "reset"], "", &home);
     assert!(o.status.success());
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
 fn train_picks_a_reproducible_table_position() {
-    let home = std::env::temp_dir().join(format!("canju-train-{}", std::process::id()));
-    let tables = std::env::temp_dir().join(format!("canju-train-tb-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tables);
+    let home_guard = TempDir::new("train");
+    let home = home_guard.0.clone();
+    let tables_guard = TempDir::new("train-tb");
+    let tables = tables_guard.0.clone();
     let args = [
         "train",
         "单车对光将",
@@ -121,8 +124,6 @@ fn train_picks_a_reproducible_table_position() {
     assert_eq!(board(&first), board(&second));
     let o = canju_with_input(&["train", "KRK", "--goal", "maybe"], "", &home);
     assert_eq!(o.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(&tables);
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -132,8 +133,8 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("puzzles");
     assert_eq!(puzzle::load_dir(&dir).unwrap().len(), all.len());
     // the tables the endgame puzzles need
-    let d = std::env::temp_dir().join(format!("canju-puzzle-tables-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d_guard = TempDir::new("puzzle-tables");
+    let d = d_guard.0.clone();
     let tb = canju::tablebase::Tablebase::new(&d);
     for sig in ["KNPKAABB", "KCAKAA", "KRKNAA", "KRKAABB"] {
         let m: canju::material::Material = sig.parse().unwrap();
@@ -171,7 +172,6 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
     }
     assert!(mates >= 50, "{mates}");
     assert!(endgames >= 40 && draws >= 4, "{endgames} {draws}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -299,8 +299,8 @@ fn list_and_show() {
 
 #[test]
 fn broken_collections_are_one_line_errors() {
-    let dir = std::env::temp_dir().join(format!("canju-puzzles-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir_guard = TempDir::new("puzzles");
+    let dir = dir_guard.0.clone();
     std::fs::create_dir_all(&dir).unwrap();
     for (text, needle) in [
         ("[[puzzle]]\nid = 3\n", "bad.toml"),
@@ -320,14 +320,14 @@ fn broken_collections_are_one_line_errors() {
         assert_eq!(e.lines().count(), 1, "{e}");
         assert!(e.contains(needle), "{e}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn import_pgn_and_dhtmlxq_with_broken_games() {
-    let dir = std::env::temp_dir().join(format!("canju-import-{}", std::process::id()));
-    let tables = std::env::temp_dir().join(format!("canju-import-tb-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir_guard = TempDir::new("import");
+    let dir = dir_guard.0.clone();
+    let tables_guard = TempDir::new("import-tb");
+    let tables = tables_guard.0.clone();
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/import");
     let run = |file: &str| {
         canju(&[
@@ -384,16 +384,14 @@ fn import_pgn_and_dhtmlxq_with_broken_games() {
         "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1"
     );
     assert_eq!(all[0].entry.title, "马后炮 (DhtmlXQ)");
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&tables);
 }
 
 #[test]
 fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
-    let home = std::env::temp_dir().join(format!("canju-tplay-{}", std::process::id()));
-    let tables = std::env::temp_dir().join(format!("canju-tplay-tb-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
-    let _ = std::fs::remove_dir_all(&tables);
+    let home_guard = TempDir::new("tplay");
+    let home = home_guard.0.clone();
+    let tables_guard = TempDir::new("tplay-tb");
+    let tables = tables_guard.0.clone();
     let all = puzzle::load_builtin().unwrap();
     let p = all.iter().find(|p| p.entry.id == "endgame-001").unwrap();
     // the player's moves of the stored line; canju's replies are the line's other moves
@@ -448,14 +446,14 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
     );
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
     assert!(text.contains("good: still winning"), "{text}");
-    let _ = std::fs::remove_dir_all(&home);
-    let _ = std::fs::remove_dir_all(&tables);
 }
 
 #[test]
 fn a_draw_puzzle_held_to_the_end_of_its_line() {
-    let home = std::env::temp_dir().join(format!("canju-dplay-{}", std::process::id()));
-    let tables = std::env::temp_dir().join(format!("canju-dplay-tb-{}", std::process::id()));
+    let home_guard = TempDir::new("dplay");
+    let home = home_guard.0.clone();
+    let tables_guard = TempDir::new("dplay-tb");
+    let tables = tables_guard.0.clone();
     let all = puzzle::load_builtin().unwrap();
     let p = all
         .iter()
@@ -482,6 +480,4 @@ fn a_draw_puzzle_held_to_the_end_of_its_line() {
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("solved: the draw holds"), "{text}");
     assert!(!text.contains("mistake"), "{text}");
-    let _ = std::fs::remove_dir_all(&home);
-    let _ = std::fs::remove_dir_all(&tables);
 }

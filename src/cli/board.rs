@@ -114,20 +114,8 @@ pub fn diagram(
         out!("{svg}");
         return Ok(());
     }
-    let tmp = output.with_extension("svg.tmp");
-    std::fs::write(&tmp, &svg)
-        .and_then(|()| std::fs::rename(&tmp, output))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            CliError {
-                code: 1,
-                message: format!(
-                    "{}: {}",
-                    output.display(),
-                    canju::tablebase::format::io_message(&e)
-                ),
-            }
-        })?;
+    canju::files::write_atomically(output, &[svg.as_bytes()])
+        .map_err(|e| super::file_error(output, &e))?;
     outln!("{}", output.display());
     Ok(())
 }

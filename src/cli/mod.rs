@@ -281,6 +281,18 @@ impl CliError {
 
 pub type CliResult = Result<(), CliError>;
 
+/// A file that could not be read or written (exit code 1), in plain words.
+pub fn file_error(path: &std::path::Path, e: &std::io::Error) -> CliError {
+    CliError {
+        code: 1,
+        message: format!(
+            "{}: {}",
+            path.display(),
+            canju::tablebase::format::io_message(e)
+        ),
+    }
+}
+
 /// Reads `--fen` (raw bytes, so that non-UTF-8 is an error and not a crash), or the start
 /// position when it is absent.
 pub fn position_arg(fen: &Option<OsString>) -> Result<Position, CliError> {

@@ -612,27 +612,11 @@ pub fn import(
         count += 1;
     }
     if count > 0 {
-        std::fs::create_dir_all(&dir).map_err(|e| CliError {
-            code: 1,
-            message: format!(
-                "{}: {}",
-                dir.display(),
-                canju::tablebase::format::io_message(&e)
-            ),
-        })?;
+        std::fs::create_dir_all(&dir).map_err(|e| super::file_error(&dir, &e))?;
         let mut all = std::fs::read_to_string(&target).unwrap_or_default();
         all.push_str(&added);
-        let tmp = target.with_extension("toml.tmp");
-        std::fs::write(&tmp, all)
-            .and_then(|()| std::fs::rename(&tmp, &target))
-            .map_err(|e| CliError {
-                code: 1,
-                message: format!(
-                    "{}: {}",
-                    target.display(),
-                    canju::tablebase::format::io_message(&e)
-                ),
-            })?;
+        canju::files::write_atomically(&target, &[all.as_bytes()])
+            .map_err(|e| super::file_error(&target, &e))?;
     }
     outln!("{count} imported into {}", target.display());
     rejected.sort_by_key(|r| r.number);

@@ -114,9 +114,7 @@ pub fn save(path: &Path, p: &Progress) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
     let text = serde_json::to_string_pretty(p).map_err(|e| e.to_string())?;
-    let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    crate::files::write_atomically(path, &[text.as_bytes()]).map_err(io)
 }
 
 #[cfg(test)]

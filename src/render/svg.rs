@@ -194,6 +194,10 @@ pub fn diagram(pos: &Position, o: &Options) -> String {
     // arrows, above the pieces
     for &m in &o.arrows {
         let ((x1, y1), (x2, y2)) = (xy(m.from(), o.flip), xy(m.to(), o.flip));
+        // start at the piece's rim, so that its character stays readable
+        let len = ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt().max(1.0);
+        let start = (STEP * 0.42).min(len / 2.0);
+        let (x1, y1) = (x1 + (x2 - x1) * start / len, y1 + (y2 - y1) * start / len);
         let _ = writeln!(
             s,
             r##"<line class="arrow" data-move="{m}" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#2e7d32" stroke-width="7" stroke-opacity="0.8" stroke-linecap="round" marker-end="url(#arrowhead)"/>"##

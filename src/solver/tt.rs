@@ -118,11 +118,6 @@ impl Tt {
         }
     }
 
-    /// Bytes held.
-    pub fn bytes(&self) -> usize {
-        self.slots.len() * 16
-    }
-
     #[inline]
     fn slot(&self, key: u64) -> &[AtomicU64; 2] {
         &self.slots[(key & self.mask) as usize]

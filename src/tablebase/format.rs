@@ -27,7 +27,6 @@
 //! the whole body, header unchecked) are recognised and converted by `canju gen`.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -318,20 +317,7 @@ fn write_atomically(path: &Path, parts: &[&[u8]]) -> Result<(), TableError> {
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).map_err(|e| TableError::io(dir, &e))?;
-    let tmp = path.with_extension(format!("ctb.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        for part in parts {
-            f.write_all(part)?;
-        }
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(TableError::io(path, &e));
-    }
-    Ok(())
+    crate::files::write_atomically(path, parts).map_err(|e| TableError::io(path, &e))
 }
 
 /// A checked header with where the file's parts lie.
