@@ -37,7 +37,6 @@ pub struct Table {
     /// Every block checked and sound.
     all_checked: AtomicBool,
     block_shift: u32,
-    blocks_per_side: usize,
 }
 
 impl std::fmt::Debug for Table {
@@ -144,7 +143,6 @@ impl Table {
             .map(|_| AtomicU64::new(0))
             .collect();
         let block_shift = header.block_entries.trailing_zeros();
-        let blocks_per_side = header.blocks_per_side() as usize;
         Ok(Table {
             path: path.to_path_buf(),
             header,
@@ -156,7 +154,6 @@ impl Table {
             checked,
             all_checked: AtomicBool::new(false),
             block_shift,
-            blocks_per_side,
         })
     }
 
@@ -198,7 +195,7 @@ impl Table {
     }
 
     fn block_error(&self, b: usize) -> TableError {
-        let per_side = self.blocks_per_side as u64;
+        let per_side = self.header.blocks_per_side();
         let (side, i) = (b as u64 / per_side, b as u64 % per_side);
         let first = i << self.block_shift;
         let last = (first + self.blocks[b].length as u64).saturating_sub(1);
@@ -273,7 +270,8 @@ impl Table {
                 self.header.entries
             )));
         }
-        let b = turn.index() * self.blocks_per_side + (index >> self.block_shift) as usize;
+        let b = turn.index() * self.header.blocks_per_side() as usize
+            + (index >> self.block_shift) as usize;
         self.check_block(b)?;
         Ok(self.side_unchecked(turn)[index as usize])
     }
