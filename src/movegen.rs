@@ -358,6 +358,57 @@ impl Position {
         }
     }
 
+    /// Whether `m` is a move of the side to move by the piece rules: what
+    /// [`Position::pseudo_moves`] would list, decided without generating the list (for a
+    /// remembered move, such as a killer, tried before the others are generated).
+    pub fn is_pseudo_legal(&self, m: Move) -> bool {
+        let us = self.turn;
+        let (f, t) = (m.from().index(), m.to().index());
+        let Some(piece) = self.at(f) else {
+            return false;
+        };
+        if piece.color != us || f == t || matches!(self.at(t), Some(p) if p.color == us) {
+            return false;
+        }
+        let t8 = t as u8;
+        match piece.kind {
+            Kind::General => GENERAL_STEPS[f].contains(&t8),
+            Kind::Advisor => ADVISOR_STEPS[f].contains(&t8),
+            Kind::Elephant => ELEPHANT_STEPS[f]
+                .iter()
+                .any(|&(to, eye)| to == t8 && self.is_empty_at(eye as usize)),
+            Kind::Horse => HORSE_STEPS[f]
+                .iter()
+                .any(|&(to, leg)| to == t8 && self.is_empty_at(leg as usize)),
+            Kind::Chariot | Kind::Cannon => {
+                let dir = if f % 9 == t % 9 {
+                    if t > f { 0 } else { 1 }
+                } else if f / 9 == t / 9 {
+                    if t > f { 2 } else { 3 }
+                } else {
+                    return false;
+                };
+                let mut between = 0;
+                let mut s = step(f, dir);
+                while s != t {
+                    between += usize::from(!self.is_empty_at(s));
+                    s = step(s, dir);
+                }
+                match piece.kind {
+                    Kind::Chariot => between == 0,
+                    _ if self.at(t).is_some() => between == 1,
+                    _ => between == 0,
+                }
+            }
+            Kind::Soldier => {
+                m.from().offset(0, us.forward()) == Some(m.to())
+                    || (!m.from().on_own_half(us)
+                        && (m.from().offset(-1, 0) == Some(m.to())
+                            || m.from().offset(1, 0) == Some(m.to())))
+            }
+        }
+    }
+
     /// Whether a pseudo-legal move of the side to move leaves its general safe.
     #[inline]
     pub fn is_legal_pseudo(&self, m: Move) -> bool {
@@ -452,10 +503,23 @@ impl Position {
 
     /// Whether the side to move has any legal move.
     pub fn has_legal_move(&self) -> bool {
+        let legality = self.legality();
+        // the general's own steps first: few, and usually one of them is legal
+        let us = self.turn;
+        let general = self.general(us);
+        for &to in &GENERAL_STEPS[general.index()] {
+            if to == NONE {
+                break;
+            }
+            let own = matches!(self.at(to as usize), Some(p) if p.color == us);
+            if !own && legality.move_is_legal(self, Move::new(general, sq(to))) {
+                return true;
+            }
+        }
         let mut list = MoveList::new();
         self.pseudo_moves(&mut list);
-        let legality = self.legality();
-        list.iter().any(|&m| legality.move_is_legal(self, m))
+        list.iter()
+            .any(|&m| m.from() != general && legality.move_is_legal(self, m))
     }
 
     /// The end of the game, if the side to move has no legal move (it has lost).
@@ -681,4 +745,49 @@ impl Attackers {
         horses: false,
         soldiers: false,
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `is_pseudo_legal` agrees with `pseudo_moves` on every from-to pair, over positions
+    /// reached by seeded random play from a few starts.
+    #[test]
+    fn pseudo_legality_matches_the_generator() {
+        let starts = [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+            "1CbR1arCR/4k4/r3b4/9/p1p1p4/9/2P6/B3B4/4A4/4Kc1N1 w - - 1 30",
+            "3k5/4P4/9/9/9/9/9/9/3p5/4K4 b - - 0 1",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for fen in starts {
+            let mut pos: Position = fen.parse().unwrap();
+            for _ in 0..60 {
+                let mut list = MoveList::new();
+                pos.pseudo_moves(&mut list);
+                for from in Square::all() {
+                    for to in Square::all() {
+                        let m = Move::new(from, to);
+                        assert_eq!(pos.is_pseudo_legal(m), list.contains(&m), "{m:?} in {pos}");
+                        checked += 1;
+                    }
+                }
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                let m = legal[(next() % legal.len() as u64) as usize];
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(checked > 100_000);
+    }
 }

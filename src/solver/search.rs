@@ -147,6 +147,11 @@ impl<'a> Searcher<'a> {
             d
         };
         self.tick()?;
+        if attacker && d == 1 {
+            // a leaf: answered exactly and cheaply without the tables or the transposition
+            // table, whose random access costs more than the answer
+            return Ok(self.mate_in_one(pos));
+        }
         let key = pos.key();
         let known = self.shared.tt.get(key);
         if known.mates_within(d) {
@@ -170,6 +175,18 @@ impl<'a> Searcher<'a> {
             self.shared.tt.put(key, b);
             return Ok(dist.is_some_and(|n| n <= d));
         }
+        if !attacker && d >= 2 {
+            // the defender's remembered refutations first, before generating its moves:
+            // usually one of them escapes again
+            if let Some(m) = self.quick_refutation(pos, d, ply, known)? {
+                let now = self.shared.tt.get(key);
+                self.shared
+                    .tt
+                    .put(key, now.with_no_mate_within(d).with_best(m));
+                self.reward(pos.turn().index(), m, d, ply);
+                return Ok(false);
+            }
+        }
         let mut list = MoveList::new();
         pos.pseudo_moves(&mut list);
         let legality = pos.legality();
@@ -185,6 +202,29 @@ impl<'a> Searcher<'a> {
             return Ok(!attacker);
         }
         self.node(pos, &list, d, ply, known, attacker)
+    }
+
+    /// The transposition table's move for the defender, if it is legal here and the
+    /// attacker has no mate within `d − 1` after it.
+    fn quick_refutation(
+        &mut self,
+        pos: &mut Position,
+        d: u32,
+        ply: usize,
+        known: Bounds,
+    ) -> Result<Option<Move>, Stop> {
+        // (the killers were measured too: tried before captures they cost three times
+        // the nodes)
+        let Some(m) = known.best() else {
+            return Ok(None);
+        };
+        if !pos.is_pseudo_legal(m) || !pos.is_legal_pseudo(m) {
+            return Ok(None);
+        }
+        let undo = pos.play_unchecked(m);
+        let r = self.mates_within(pos, d - 1, ply + 1);
+        pos.undo(m, undo);
+        Ok(if r? { None } else { Some(m) })
     }
 
     /// Whether the side to move (the attacker) has a move after which the other side has
@@ -233,16 +273,6 @@ impl<'a> Searcher<'a> {
         attacker: bool,
     ) -> Result<bool, Stop> {
         let key = pos.key();
-        if attacker && d == 1 {
-            let mated = self.mate_in_one(pos);
-            let b = if mated {
-                known.with_mate_within(1)
-            } else {
-                known.with_no_mate_within(1)
-            };
-            self.shared.tt.put(key, b);
-            return Ok(mated);
-        }
         if !attacker && d == 0 {
             self.shared.tt.put(key, known.with_no_mate_within(0));
             return Ok(false);
@@ -263,6 +293,8 @@ impl<'a> Searcher<'a> {
             if attacker {
                 let undo = pos.play_unchecked(m);
                 let check = pos.in_check(opponent);
+                // the child's entry, fetched now so that it is in cache when searched
+                self.shared.tt.prefetch(pos.key());
                 pos.undo(m, undo);
                 if check {
                     s += 2_000_000;
