@@ -50,3 +50,4 @@ pub mod notation;
 pub mod puzzle;
 pub mod render;
 pub mod solver;
+pub mod theory;

@@ -134,22 +134,3 @@ fn show_draws_ascii_when_piped() {
     assert!(out.contains("  a b c d e f g h i\n"));
     assert!(!out.contains('\x1b'));
 }
-
-#[test]
-#[ignore = "builds all 36 KNPKAABB tables (about 20 s on 2 cores); run with --ignored"]
-fn default_job_builds_knpkaabb_and_probes_an_example() {
-    let dir = std::env::temp_dir().join(format!("canju-main-job-{}", std::process::id()));
-    let o = Command::new(env!("CARGO_BIN_EXE_canju"))
-        .env("CANJU_TB_DIR", &dir)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
-    assert!(
-        out.contains("KNPKAABB (马兵对士象全): 36 tables, 36 built"),
-        "{out}"
-    );
-    assert!(out.contains("The longest win, red to move:"), "{out}");
-    assert!(out.contains("win in 129 plies"), "{out}");
-}

@@ -10,6 +10,7 @@ mod play;
 mod puzzle;
 mod solve;
 mod tb;
+mod theory;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -190,6 +191,39 @@ enum Command {
         #[arg(long)]
         flip: bool,
     },
+    /// Measure a saying (马卒难破士相全) or a material over its table: results per side to
+    /// move and per condition, the longest win, counter-examples, a verdict; optionally a
+    /// heatmap. Tables are built first when missing.
+    Theory {
+        /// A saying (马卒难破士相全, 单车难胜士象全 …) or a material (KNPKAABB, 马兵对士象全).
+        claim: String,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        markdown: bool,
+        /// Counter-examples to list.
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// The verdict claimed for the stronger side (win or draw), for a material that is
+        /// not a saying, or to test another claim.
+        #[arg(long)]
+        lore: Option<String>,
+        /// A heatmap: the win share when this piece of the stronger side stands on each
+        /// point (N, P, C, R, A, B, K, or 马, 兵 …); needs -o.
+        #[arg(long)]
+        heatmap: Option<String>,
+        /// The heatmap's side to move: red (the stronger side) or black (the defence);
+        /// default: the saying's, else red.
+        #[arg(long)]
+        side: Option<String>,
+        /// The heatmap's SVG file (- for standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Draw a position on the terminal.
     Show {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
@@ -348,6 +382,29 @@ pub fn run() -> ExitCode {
             mark,
             flip,
         }) => board::diagram(&fen, &output, &arrow, &mark, flip),
+        Some(Command::Theory {
+            claim,
+            json,
+            markdown,
+            limit,
+            lore,
+            heatmap,
+            side,
+            output,
+            dir,
+            threads,
+        }) => theory::run(theory::TheoryArgs {
+            claim: &claim,
+            json,
+            markdown,
+            limit,
+            lore: &lore,
+            heatmap: &heatmap,
+            side: &side,
+            output: &output,
+            dir: &dir,
+            threads,
+        }),
         Some(Command::Train {
             material,
             seed,

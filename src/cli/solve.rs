@@ -269,21 +269,10 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
         }
     }
     if !s.pv.is_empty() {
-        let mut p = pos.clone();
-        let mut text = String::new();
-        for (i, &m) in s.pv.iter().enumerate() {
-            if i % 2 == 0 {
-                if i > 0 {
-                    text.push(' ');
-                }
-                text.push_str(&format!("{}. ", i / 2 + 1));
-            } else {
-                text.push(' ');
-            }
-            text.push_str(&notation::format_move(&p, m, notation, style));
-            p.play_unchecked(m);
-        }
-        outln!("line: {text}");
+        outln!(
+            "line: {}",
+            notation::format_line(pos, &s.pv, notation, style)
+        );
     }
     outln!(
         "{} nodes in {:.2} s ({:.1} M nodes/s)",

@@ -180,13 +180,32 @@ pub fn generate(
     tb: &Tablebase,
     threads: Option<usize>,
 ) -> Result<Vec<Report>, CliError> {
-    let pool = thread_pool(threads)?;
-    pool.install(|| {
-        build(material, tb, &progress_for, &mut |r| {
-            outln!("{}", summary(r))
-        })
+    generate_with(material, tb, threads, &mut |r| outln!("{}", summary(r)))
+}
+
+/// Like [`generate`], with each table's summary line on standard error, and only for the
+/// tables it built or converted: for commands whose standard output is a report.
+pub fn generate_quietly(
+    material: Material,
+    tb: &Tablebase,
+    threads: Option<usize>,
+) -> Result<Vec<Report>, CliError> {
+    generate_with(material, tb, threads, &mut |r| {
+        if r.outcome != Outcome::Present {
+            errln!("{}", summary(r))
+        }
     })
-    .map_err(table_error)
+}
+
+fn generate_with(
+    material: Material,
+    tb: &Tablebase,
+    threads: Option<usize>,
+    each: &mut (dyn FnMut(&Report) + Send),
+) -> Result<Vec<Report>, CliError> {
+    let pool = thread_pool(threads)?;
+    pool.install(|| build(material, tb, &progress_for, each))
+        .map_err(table_error)
 }
 
 pub fn gen_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
@@ -289,7 +308,7 @@ fn bytes_text(n: u64) -> String {
 }
 
 /// A progress bar on standard error when it is a terminal, hidden otherwise.
-fn progress_bar(what: &str) -> ProgressBar {
+pub fn progress_bar(what: &str) -> ProgressBar {
     if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(1);
         b.set_style(
@@ -321,16 +340,6 @@ struct StatsJson {
     black_to_move: SideJson,
 }
 
-/// The FEN of a table entry (generals in canonical orientation).
-fn entry_fen(layout: &Layout, index: u64, turn: Color) -> Option<String> {
-    let mut sq = [canju::Square::new(0)?; canju::tablebase::index::MAX_PIECES];
-    layout.squares(index, &mut sq)?;
-    let mut pos = Position::scratch();
-    let n = layout.pieces().len();
-    pos.set_placement(layout.pieces(), &sq[..n], turn);
-    Some(pos.to_string())
-}
-
 pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
     let m = material_arg(sig)?;
     let tb = Tablebase::new(table_dir(dir)?);
@@ -345,7 +354,12 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
             loss: s.loss,
             longest: s.longest,
             longest_fen: (s.longest > 0)
-                .then(|| entry_fen(table.layout(), s.longest_index, c))
+                .then(|| {
+                    table
+                        .layout()
+                        .position(s.longest_index, c)
+                        .map(|p| p.to_string())
+                })
                 .flatten(),
         }
     };
@@ -514,8 +528,8 @@ pub fn print_probe(
     }
 }
 
-/// The default job: build 马兵对士象全 (KNPKAABB) if missing, print its statistics and a
-/// probed example position with its best moves in Chinese notation.
+/// The default job: build 马兵对士象全 (KNPKAABB) and every table it falls into if missing,
+/// then measure the saying 马卒难破士相全 over them and name the commands to go on with.
 pub fn main_job() -> CliResult {
     let m = material_arg("KNPKAABB")?;
     let dir = table_dir(&None)?;
@@ -523,30 +537,11 @@ pub fn main_job() -> CliResult {
     outln!("canju: 马兵对士象全 (KNPKAABB) tables in {}", dir.display());
     generate_all(m, &tb, None)?;
     outln!();
-    stats_cmd("KNPKAABB", &Some(dir.clone()), false)?;
-    let table = tb.table(m).map_err(table_error)?;
-    let s = &table.header().sides[Color::Red.index()];
-    if let Some(fen) = entry_fen(table.layout(), s.longest_index, Color::Red) {
-        let pos: Position = fen.parse().map_err(CliError::input)?;
-        outln!();
-        outln!("The longest win, red to move:");
-        out!(
-            "{}",
-            canju::render::terminal::board(
-                &pos,
-                canju::render::terminal::Style {
-                    chinese: true,
-                    color: std::io::stdout().is_terminal(),
-                }
-            )
-        );
-        let value = tb.probe(&pos).map_err(table_error)?;
-        let moves = tb.rank_moves(&pos).map_err(table_error)?;
-        print_probe(&pos, value, &moves[..moves.len().min(8)], Notation::Chinese);
-    }
+    super::theory::main_job_report(&tb)?;
     outln!();
+    let puzzles = canju::puzzle::load_builtin().map_or(0, |p| p.len());
     outln!(
-        "Next: `canju puzzle play` for a puzzle (107 built in), `canju train KNPKAABB` for a position from this table, `canju solve --fen FEN` for a composition."
+        "Next: `canju puzzle play` for a puzzle ({puzzles} built in), `canju train KNPKAABB` for a position from this table, `canju theory 单车难胜士象全` for another saying, `canju solve --fen FEN` for a composition."
     );
     Ok(())
 }

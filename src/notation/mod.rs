@@ -146,6 +146,26 @@ pub fn format_move(pos: &Position, m: Move, notation: Notation, style: Style) ->
     }
 }
 
+/// Writes a line of legal moves from `pos`, numbered in pairs from its first move
+/// ("1. 车一进一 将5平4 2. …").
+pub fn format_line(pos: &Position, moves: &[Move], notation: Notation, style: Style) -> String {
+    let mut p = pos.clone();
+    let mut text = String::new();
+    for (i, &m) in moves.iter().enumerate() {
+        if i % 2 == 0 {
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(&format!("{}. ", i / 2 + 1));
+        } else {
+            text.push(' ');
+        }
+        text.push_str(&format_move(&p, m, notation, style));
+        p.play_unchecked(m);
+    }
+    text
+}
+
 fn check_legal(pos: &Position, m: Move) -> Result<Move, Reason> {
     let Some(piece) = pos.piece_at(m.from()) else {
         return Err(Reason::NoSuchPiece(format!("no piece on {}", m.from())));

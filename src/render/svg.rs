@@ -70,6 +70,137 @@ fn point_mark(out: &mut String, s: Square, flip: bool) {
     }
 }
 
+/// A board coloured by a share per point, with a title and a legend.
+#[derive(Clone, Debug)]
+pub struct Heatmap {
+    /// The share (0..=1) at each point (`Square::index`), `None` where nothing is counted.
+    pub shares: Vec<Option<f64>>,
+    pub title: String,
+    /// What the colours mean, under the legend.
+    pub caption: String,
+    pub flip: bool,
+}
+
+const TITLE_BAND: f64 = 44.0;
+const LEGEND_BAND: f64 = 78.0;
+
+/// The colour of a share: pale for none, deep red for all.
+fn heat_colour(share: f64) -> String {
+    const STOPS: [(f64, [f64; 3]); 4] = [
+        (0.0, [247.0, 241.0, 225.0]),
+        (0.5, [244.0, 162.0, 97.0]),
+        (0.8, [214.0, 40.0, 40.0]),
+        (1.0, [106.0, 4.0, 15.0]),
+    ];
+    let x = share.clamp(0.0, 1.0);
+    let i = STOPS
+        .iter()
+        .rposition(|&(at, _)| at <= x)
+        .unwrap_or(0)
+        .min(2);
+    let ((a, ca), (b, cb)) = (STOPS[i], STOPS[i + 1]);
+    let t = (x - a) / (b - a);
+    let c: Vec<u8> = (0..3)
+        .map(|k| (ca[k] + (cb[k] - ca[k]) * t).round() as u8)
+        .collect();
+    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+}
+
+/// A share as a whole percent, rounded down so that only a share of one reads 100.
+fn percent_label(share: f64) -> String {
+    ((share.clamp(0.0, 1.0) * 100.0).floor() as u32).to_string()
+}
+
+/// The SVG text of a heatmap: the board without pieces, each point coloured by its share
+/// and labelled with it in percent.
+pub fn heatmap(h: &Heatmap) -> String {
+    let o = Options {
+        flip: h.flip,
+        ..Default::default()
+    };
+    let w = MARGIN * 2.0 + 8.0 * STEP;
+    let board_h = MARGIN * 2.0 + 9.0 * STEP;
+    let total = TITLE_BAND + board_h + LEGEND_BAND;
+    // the colours span 0 to the largest share, rounded up to a tenth, for contrast
+    let top_share = h.shares.iter().flatten().fold(0.0f64, |a, &b| a.max(b));
+    let scale = ((top_share * 10.0).ceil() / 10.0).clamp(0.1, 1.0);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {total}" width="{w}" height="{total}" font-family="{FONT}">"#
+    );
+    let _ = writeln!(
+        s,
+        r##"<defs><linearGradient id="heat-scale">{}</linearGradient></defs>"##,
+        (0..=10)
+            .map(|i| format!(
+                r#"<stop offset="{}%" stop-color="{}"/>"#,
+                i * 10,
+                heat_colour(i as f64 / 10.0)
+            ))
+            .collect::<String>()
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect class="background" x="0" y="0" width="{w}" height="{total}" fill="#fbf6ea"/>"##
+    );
+    let _ = writeln!(
+        s,
+        r##"<text class="title" x="{}" y="{}" font-size="18" text-anchor="middle" fill="#3b2a1a">{}</text>"##,
+        w / 2.0,
+        TITLE_BAND * 0.7,
+        escape(&h.title)
+    );
+    let _ = writeln!(s, r#"<g transform="translate(0,{TITLE_BAND})">"#);
+    board(&mut s, &o, w, board_h);
+    for square in Square::all() {
+        let Some(share) = h.shares.get(square.index()).copied().flatten() else {
+            continue;
+        };
+        let (x, y) = xy(square, h.flip);
+        let size = STEP * 0.74;
+        let level = share / scale;
+        let text = if level < 0.55 { "#3b2a1a" } else { "#ffffff" };
+        let _ = writeln!(
+            s,
+            r##"<g class="heat" data-square="{square}" data-share="{share:.4}"><rect x="{}" y="{}" width="{size}" height="{size}" rx="9" fill="{}" stroke="#5b3a1a" stroke-width="0.5"/><text x="{x}" y="{}" font-size="17" text-anchor="middle" fill="{text}" font-family="sans-serif">{}</text></g>"##,
+            x - size / 2.0,
+            y - size / 2.0,
+            heat_colour(level),
+            y + 6.0,
+            percent_label(share)
+        );
+    }
+    s.push_str("</g>\n");
+    // the legend: the scale from 0% to 100%, and what it means
+    let top = TITLE_BAND + board_h;
+    let (x0, x1) = (MARGIN, w - MARGIN);
+    let _ = writeln!(
+        s,
+        r##"<rect class="legend" x="{x0}" y="{}" width="{}" height="14" fill="url(#heat-scale)" stroke="#5b3a1a" stroke-width="0.5"/>"##,
+        top + 4.0,
+        x1 - x0
+    );
+    for frac in [0.0, 0.5, 1.0] {
+        let label = format!("{}%", (frac * scale * 100.0).round());
+        let _ = writeln!(
+            s,
+            r##"<text class="legend-label" x="{}" y="{}" font-size="13" text-anchor="middle" fill="#3b2a1a" font-family="sans-serif">{label}</text>"##,
+            x0 + (x1 - x0) * frac,
+            top + 34.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        r##"<text class="caption" x="{}" y="{}" font-size="13" text-anchor="middle" fill="#3b2a1a">{}</text>"##,
+        w / 2.0,
+        top + 60.0,
+        escape(&h.caption)
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
 /// The SVG text of a position.
 pub fn diagram(pos: &Position, o: &Options) -> String {
     let w = MARGIN * 2.0 + 8.0 * STEP;
@@ -83,6 +214,14 @@ pub fn diagram(pos: &Position, o: &Options) -> String {
         s,
         r##"<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2e7d32"/></marker></defs>"##
     );
+    board(&mut s, o, w, h);
+    pieces(&mut s, pos, o);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The empty board: background, grid, palaces, point marks, river and file numbers.
+fn board(s: &mut String, o: &Options, w: f64, h: f64) {
     let _ = writeln!(
         s,
         r##"<rect class="board" x="0" y="0" width="{w}" height="{h}" fill="#f2d9a6"/>"##
@@ -96,22 +235,22 @@ pub fn diagram(pos: &Position, o: &Options) -> String {
     };
     // ten ranks
     for r in 0..10 {
-        line(&mut s, sq(0, r), sq(8, r), "rank");
+        line(s, sq(0, r), sq(8, r), "rank");
     }
     // nine files: the edges across the river, the others on each side of it
     for f in 0..9 {
         if f == 0 || f == 8 {
-            line(&mut s, sq(f, 0), sq(f, 9), "file");
+            line(s, sq(f, 0), sq(f, 9), "file");
         } else {
-            line(&mut s, sq(f, 0), sq(f, 4), "file");
-            line(&mut s, sq(f, 5), sq(f, 9), "file");
+            line(s, sq(f, 0), sq(f, 4), "file");
+            line(s, sq(f, 5), sq(f, 9), "file");
         }
     }
     // palace diagonals
-    line(&mut s, sq(3, 0), sq(5, 2), "palace");
-    line(&mut s, sq(5, 0), sq(3, 2), "palace");
-    line(&mut s, sq(3, 7), sq(5, 9), "palace");
-    line(&mut s, sq(5, 7), sq(3, 9), "palace");
+    line(s, sq(3, 0), sq(5, 2), "palace");
+    line(s, sq(5, 0), sq(3, 2), "palace");
+    line(s, sq(3, 7), sq(5, 9), "palace");
+    line(s, sq(5, 7), sq(3, 9), "palace");
     // the outer frame
     let _ = writeln!(
         s,
@@ -123,11 +262,11 @@ pub fn diagram(pos: &Position, o: &Options) -> String {
     );
     // cannon and soldier points
     for (f, r) in [(1, 2), (7, 2), (1, 7), (7, 7)] {
-        point_mark(&mut s, sq(f, r), o.flip);
+        point_mark(s, sq(f, r), o.flip);
     }
     for f in [0, 2, 4, 6, 8] {
-        point_mark(&mut s, sq(f, 3), o.flip);
-        point_mark(&mut s, sq(f, 6), o.flip);
+        point_mark(s, sq(f, 3), o.flip);
+        point_mark(s, sq(f, 6), o.flip);
     }
     // the river
     let river_y = MARGIN + 4.5 * STEP;
@@ -165,6 +304,10 @@ pub fn diagram(pos: &Position, o: &Options) -> String {
             h - MARGIN * 0.3
         );
     }
+}
+
+/// Marked points, the pieces, arrows and the click targets.
+fn pieces(s: &mut String, pos: &Position, o: &Options) {
     // marked points
     for &m in &o.marks {
         let (x, y) = xy(m, o.flip);
@@ -213,6 +356,4 @@ pub fn diagram(pos: &Position, o: &Options) -> String {
             y - STEP / 2.0
         );
     }
-    s.push_str("</svg>\n");
-    s
 }

@@ -302,6 +302,17 @@ impl Layout {
         index + after * g.stride - before * g.stride
     }
 
+    /// The position of an entry with `turn` to move (generals in canonical orientation),
+    /// or `None` when two pieces would share a point.
+    pub fn position(&self, index: u64, turn: Color) -> Option<crate::position::Position> {
+        let mut sq: Squares = [Square::new(0)?; MAX_PIECES];
+        self.squares(index, &mut sq)?;
+        let mut pos = crate::position::Position::scratch();
+        let n = self.pieces.len();
+        pos.set_placement(&self.pieces, &sq[..n], turn);
+        Some(pos)
+    }
+
     /// Whether a slot holds a general.
     #[inline]
     pub fn is_general_slot(&self, slot: usize) -> bool {

@@ -1,0 +1,434 @@
+//! `canju theory`: a saying or a material measured over its table, as text, Markdown or
+//! JSON, with an optional heatmap.
+
+use std::path::{Path, PathBuf};
+
+use canju::notation::{self, Notation, Style};
+use canju::piece::{Color, Kind};
+use canju::tablebase::Tablebase;
+use canju::theory::{self, Claim, Counts, Heat, Lore, Report, Request};
+use canju::{Move, Position, Square};
+
+use super::tb::{generate_quietly, progress_bar, table_dir, table_error, thousands};
+use super::{CliError, CliResult};
+
+pub struct TheoryArgs<'a> {
+    pub claim: &'a str,
+    pub json: bool,
+    pub markdown: bool,
+    pub limit: usize,
+    pub lore: &'a Option<String>,
+    pub heatmap: &'a Option<String>,
+    pub side: &'a Option<String>,
+    pub output: &'a Option<PathBuf>,
+    pub dir: &'a Option<PathBuf>,
+    pub threads: Option<usize>,
+}
+
+/// Most counter-examples a report lists.
+const MAX_LIMIT: usize = 1000;
+
+/// Reads a piece kind: a letter (N, H, P, C, R, A, B, E, K), an English name or a Chinese
+/// character of either side.
+fn kind_arg(text: &str) -> Result<Kind, CliError> {
+    let t = text.trim();
+    let mut chars = t.chars();
+    let single = match (chars.next(), chars.next()) {
+        (Some(c), None) => Kind::from_letter(c.to_ascii_uppercase()).or(Kind::from_chinese(c)),
+        _ => None,
+    };
+    single
+        .or_else(|| {
+            Kind::ALL
+                .into_iter()
+                .find(|k| k.name().eq_ignore_ascii_case(t))
+        })
+        .ok_or_else(|| {
+            CliError::input(format!(
+                "--heatmap '{t}': not a piece (a letter such as N or P, a name such as horse, or 马, 兵 …)"
+            ))
+        })
+}
+
+fn side_arg(text: &str) -> Result<Color, CliError> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "red" | "r" | "w" | "红" => Ok(Color::Red),
+        "black" | "b" | "黑" => Ok(Color::Black),
+        _ => Err(CliError::input(format!(
+            "--side '{text}': red (the stronger side) or black (the defence)"
+        ))),
+    }
+}
+
+pub fn run(a: TheoryArgs) -> CliResult {
+    let mut claim = Claim::parse(a.claim).map_err(CliError::input)?;
+    if let Some(l) = a.lore {
+        claim.lore = Some(
+            l.parse::<Lore>()
+                .map_err(|e| CliError::input(format!("--lore: {e}")))?,
+        );
+    }
+    if a.limit > MAX_LIMIT {
+        return Err(CliError::input(format!(
+            "--limit {}: at most {MAX_LIMIT} counter-examples",
+            a.limit
+        )));
+    }
+    if a.json && a.markdown {
+        return Err(CliError::input("--json and --markdown: choose one"));
+    }
+    let heat = match (a.heatmap, a.output) {
+        (Some(k), Some(_)) => {
+            let kind = kind_arg(k)?;
+            if claim.material.side(Color::Red).count(kind) == 0 {
+                return Err(CliError::input(format!(
+                    "--heatmap: the stronger side of {} ({}) has no {}",
+                    claim.material,
+                    claim.material.chinese(),
+                    kind.name()
+                )));
+            }
+            let side = match a.side {
+                Some(s) => side_arg(s)?,
+                None => claim.scope.side_to_move.unwrap_or(Color::Red),
+            };
+            Some((kind, side))
+        }
+        (Some(_), None) => {
+            return Err(CliError::input(
+                "--heatmap needs -o FILE.svg (or -o - for standard output)",
+            ));
+        }
+        (None, Some(_)) => return Err(CliError::input("-o is for --heatmap's picture")),
+        (None, None) => {
+            if a.side.is_some() {
+                return Err(CliError::input("--side is the heatmap's side to move"));
+            }
+            None
+        }
+    };
+    claim.check_scope().map_err(CliError::input)?;
+    let tb = Tablebase::new(table_dir(a.dir)?);
+    generate_quietly(claim.material, &tb, a.threads)?;
+    let pool = super::tb::thread_pool(a.threads)?;
+    let bar = progress_bar("counting");
+    let report = pool
+        .install(|| {
+            theory::measure(
+                &claim,
+                &tb,
+                &Request {
+                    limit: a.limit,
+                    heat,
+                },
+                &|done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                },
+            )
+        })
+        .map_err(|e| match e {
+            theory::TheoryError::Table(t) => table_error(t),
+            theory::TheoryError::Claim(c) => CliError::input(c),
+        })?;
+    bar.finish_and_clear();
+    let to_stdout = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
+    if let (Some(h), Some(out)) = (&report.heat, a.output) {
+        let svg = heatmap_svg(&report, h);
+        if to_stdout {
+            out!("{svg}");
+        } else {
+            write_file(out, &svg)?;
+        }
+    }
+    if to_stdout {
+        // the picture is the output
+        return Ok(());
+    }
+    if a.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(CliError::input)?
+        );
+    } else if a.markdown {
+        out!("{}", markdown(&report));
+    } else {
+        print_text(&report);
+    }
+    if let Some(out) = a.output
+        && !a.json
+    {
+        outln!("heatmap: {}", out.display());
+    }
+    Ok(())
+}
+
+/// The main job's closing report: 马卒难破士相全 measured over the tables in `tb`.
+pub fn main_job_report(tb: &Tablebase) -> CliResult {
+    let claim = Claim::parse("马卒难破士相全").map_err(CliError::input)?;
+    let report = theory::measure(
+        &claim,
+        tb,
+        &Request {
+            limit: 3,
+            heat: None,
+        },
+        &|_, _| {},
+    )
+    .map_err(|e| match e {
+        theory::TheoryError::Table(t) => table_error(t),
+        theory::TheoryError::Claim(c) => CliError::input(c),
+    })?;
+    print_text(&report);
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> CliResult {
+    canju::files::write_atomically(path, &[text.as_bytes()])
+        .map_err(|e| super::file_error(path, &e))
+}
+
+/// The heatmap's picture, titled with the material, the piece and the side to move.
+pub fn heatmap_svg(r: &Report, h: &Heat) -> String {
+    let piece = canju::Piece {
+        color: Color::Red,
+        kind: h.kind,
+    };
+    let mover = match h.side_to_move {
+        Color::Red => "攻方先走 red to move",
+        Color::Black => "守方先走 black to move",
+    };
+    canju::render::svg::heatmap(&canju::render::svg::Heatmap {
+        shares: Square::all().map(|s| h.share(s)).collect(),
+        title: format!(
+            "{} {} · {} {} · {mover}",
+            r.material_chinese,
+            r.material,
+            piece.chinese(),
+            h.kind.name()
+        ),
+        caption: format!(
+            "红方胜的比例 % — share of positions won by red with its {} on the point",
+            h.kind.name()
+        ),
+        flip: false,
+    })
+}
+
+/// Display width of a text: CJK characters take two columns.
+fn width(s: &str) -> usize {
+    s.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum()
+}
+
+fn pad(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn row(label: &str, c: &Counts) -> String {
+    format!(
+        "  {} {:>14} {:>8.2}% {:>8.2}% {:>8.2}%",
+        pad(label, 48),
+        thousands(c.legal),
+        c.percent(c.win),
+        c.percent(c.draw),
+        c.percent(c.loss)
+    )
+}
+
+fn mover(c: Color) -> &'static str {
+    match c {
+        Color::Red => "red (the stronger side) to move",
+        Color::Black => "black (the defence) to move",
+    }
+}
+
+fn line_text(fen: &str, line: &[String]) -> String {
+    let Ok(pos) = fen.parse::<Position>() else {
+        return String::new();
+    };
+    let mut p = pos.clone();
+    let mut moves: Vec<Move> = Vec::new();
+    for t in line {
+        let Ok(m) = notation::parse_move(&p, t) else {
+            break;
+        };
+        p.play_unchecked(m);
+        moves.push(m);
+    }
+    notation::format_line(&pos, &moves, Notation::Chinese, Style::default())
+}
+
+/// Breaks a numbered line before a move number once a line is `max` columns wide.
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for token in text.split(' ') {
+        let current = lines.last_mut().expect("one line");
+        if token.ends_with('.') && width(current) > max {
+            lines.push(String::new());
+        }
+        let current = lines.last_mut().expect("one line");
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(token);
+    }
+    lines
+}
+
+fn best_move_text(fen: &str, iccs: &Option<String>) -> String {
+    let (Ok(pos), Some(t)) = (fen.parse::<Position>(), iccs) else {
+        return "-".into();
+    };
+    match notation::parse_move(&pos, t) {
+        Ok(m) => format!(
+            "{} ({t})",
+            notation::format_move(&pos, m, Notation::Chinese, Style::default())
+        ),
+        Err(_) => t.clone(),
+    }
+}
+
+fn print_text(r: &Report) {
+    let title = if r.claim == r.material.to_string() || r.lore_verdict.is_none() {
+        format!("{} ({})", r.material_chinese, r.material)
+    } else {
+        format!("{} — {} ({})", r.claim, r.material_chinese, r.material)
+    };
+    outln!("{title}, rules: {}", r.rules);
+    if let Some(l) = r.lore_verdict {
+        outln!(
+            "lore: {l} ({}) for the stronger side; scope: {} ({})",
+            l.chinese(),
+            r.scope,
+            r.scope_chinese
+        );
+    }
+    for c in Color::ALL {
+        outln!();
+        outln!(
+            "  {} {:>14} {:>9} {:>9} {:>9}",
+            pad(mover(c), 48),
+            "positions",
+            "win",
+            "draw",
+            "loss"
+        );
+        if let Some(s) = r.sides.iter().find(|s| s.side_to_move == c) {
+            outln!("{}", row("all", &s.counts));
+        }
+        for cond in r.conditions.iter().filter(|x| x.side_to_move == c) {
+            outln!("{}", row(&cond.name, &cond.counts));
+        }
+    }
+    if r.lore_verdict.is_some() {
+        outln!();
+        outln!(
+            "{}",
+            row(&format!("in scope: {}", r.scope_chinese), &r.in_scope)
+        );
+    }
+    if let Some(l) = &r.longest {
+        outln!();
+        outln!(
+            "longest win, red to move: {} plies ({} moves): {}",
+            l.plies,
+            l.plies.div_ceil(2),
+            l.fen
+        );
+        for text in wrap(&line_text(&l.fen, &l.line), 96) {
+            outln!("  {text}");
+        }
+    }
+    if let Some(lore) = r.lore_verdict {
+        outln!();
+        let what = match lore {
+            Lore::Draw => "wins of the stronger side where the lore says draw",
+            Lore::Win => "positions the stronger side does not win where the lore says win",
+        };
+        outln!(
+            "counter-examples in scope: {} {what}{}",
+            thousands(r.counterexample_count),
+            if r.counterexamples.is_empty() {
+                String::new()
+            } else {
+                "; the most instructive first (defence at home, defence to move, longest win), one per placement of the stronger side's pieces:"
+                    .to_string()
+            }
+        );
+        for c in &r.counterexamples {
+            outln!(
+                "  {}  {}; best {}{}",
+                c.fen,
+                c.value,
+                best_move_text(&c.fen, &c.best_move),
+                if c.home { " [士象归位]" } else { "" }
+            );
+        }
+    }
+    outln!();
+    outln!("verdict: {}", r.verdict.zh);
+    outln!("         {}", r.verdict.en);
+    outln!();
+    outln!("definitions:");
+    for d in theory::DEFINITIONS {
+        outln!("  - {d}");
+    }
+}
+
+fn md_row(label: &str, c: &Counts) -> String {
+    format!(
+        "| {label} | {} | {:.2}% | {:.2}% | {:.2}% |\n",
+        thousands(c.legal),
+        c.percent(c.win),
+        c.percent(c.draw),
+        c.percent(c.loss)
+    )
+}
+
+/// The report as Markdown: the verdict, a table per side to move, the longest win and the
+/// counter-examples.
+fn markdown(r: &Report) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "**{}** — {} (`{}`), rules: {}\n\n",
+        r.claim, r.material_chinese, r.material, r.rules
+    ));
+    s.push_str(&format!("> {}\n>\n> {}\n\n", r.verdict.zh, r.verdict.en));
+    for c in Color::ALL {
+        s.push_str(&format!(
+            "| {} | positions | win | draw | loss |\n|---|---:|---:|---:|---:|\n",
+            mover(c)
+        ));
+        if let Some(x) = r.sides.iter().find(|x| x.side_to_move == c) {
+            s.push_str(&md_row("all", &x.counts));
+        }
+        for cond in r.conditions.iter().filter(|x| x.side_to_move == c) {
+            s.push_str(&md_row(&cond.name, &cond.counts));
+        }
+        s.push('\n');
+    }
+    if let Some(l) = &r.longest {
+        s.push_str(&format!(
+            "Longest win ({} plies, red to move): `{}`\n\n",
+            l.plies, l.fen
+        ));
+    }
+    if r.lore_verdict.is_some() && !r.counterexamples.is_empty() {
+        s.push_str(&format!(
+            "Counter-examples in scope ({}): {} in all; the first {}:\n\n",
+            r.scope_chinese,
+            thousands(r.counterexample_count),
+            r.counterexamples.len()
+        ));
+        for c in &r.counterexamples {
+            s.push_str(&format!(
+                "- `{}` — {}; best {}\n",
+                c.fen,
+                c.value,
+                best_move_text(&c.fen, &c.best_move)
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
