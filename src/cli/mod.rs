@@ -197,8 +197,10 @@ enum Command {
     Theory {
         /// A saying (马卒难破士相全, 单车难胜士象全 …) or a material (KNPKAABB, 马兵对士象全).
         claim: String,
+        /// The report as JSON.
         #[arg(long)]
         json: bool,
+        /// The report as Markdown tables.
         #[arg(long)]
         markdown: bool,
         /// Counter-examples to list.
@@ -219,8 +221,10 @@ enum Command {
         /// The heatmap's SVG file (- for standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Table directory (default: $CANJU_TB_DIR, else tablebases/).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Threads for building and counting (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
     },

@@ -294,14 +294,18 @@ fn print_text(r: &Report) {
     } else {
         format!("{} — {} ({})", r.claim, r.material_chinese, r.material)
     };
-    outln!("{title}, rules: {}", r.rules);
-    if let Some(l) = r.lore_verdict {
-        outln!(
+    outln!("{title}, rules: {}; defence: {}", r.rules, r.defence);
+    match r.lore_verdict {
+        Some(l) => outln!(
             "lore: {l} ({}) for the stronger side; scope: {} ({})",
             l.chinese(),
             r.scope,
             r.scope_chinese
-        );
+        ),
+        None => outln!(
+            "lore: none ('{}' is a material, not a saying canju knows; --lore win|draw states one)",
+            r.claim
+        ),
     }
     for c in Color::ALL {
         outln!();
@@ -390,8 +394,8 @@ fn md_row(label: &str, c: &Counts) -> String {
 fn markdown(r: &Report) -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "**{}** — {} (`{}`), rules: {}\n\n",
-        r.claim, r.material_chinese, r.material, r.rules
+        "**{}** — {} (`{}`), rules: {}; defence: {}\n\n",
+        r.claim, r.material_chinese, r.material, r.rules, r.defence
     ));
     s.push_str(&format!("> {}\n>\n> {}\n\n", r.verdict.zh, r.verdict.en));
     for c in Color::ALL {

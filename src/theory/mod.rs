@@ -264,6 +264,30 @@ impl Claim {
     }
 }
 
+/// What the defence has of its advisors and elephants, e.g. "士象全 (full advisors and
+/// elephants)" or "缺1士 (missing one advisor)".
+pub fn defence_text(m: &Material) -> String {
+    let d = m.side(Color::Black);
+    let (a, b) = (
+        2u8.saturating_sub(d.count(Kind::Advisor)),
+        2u8.saturating_sub(d.count(Kind::Elephant)),
+    );
+    let word = |n: u8, one: &str, two: &str| match n {
+        1 => format!("one {one}"),
+        _ => format!("two {two}"),
+    };
+    match (a, b) {
+        (0, 0) => "士象全 (full advisors and elephants)".to_string(),
+        (a, 0) => format!("缺{a}士 (missing {})", word(a, "advisor", "advisors")),
+        (0, b) => format!("缺{b}象 (missing {})", word(b, "elephant", "elephants")),
+        (a, b) => format!(
+            "缺{a}士{b}象 (missing {} and {})",
+            word(a, "advisor", "advisors"),
+            word(b, "elephant", "elephants")
+        ),
+    }
+}
+
 fn has_formation(m: &Material) -> bool {
     let d = m.side(Color::Black);
     d.count(Kind::Advisor) + d.count(Kind::Elephant) > 0
@@ -509,6 +533,8 @@ pub struct Report {
     pub material: Material,
     pub material_chinese: String,
     pub lore_verdict: Option<Lore>,
+    /// What the defence has of its advisors and elephants.
+    pub defence: String,
     /// The positions the claim speaks of, in words.
     pub scope: String,
     pub scope_chinese: String,
@@ -898,6 +924,7 @@ fn report(
         material: m,
         material_chinese: m.chinese(),
         lore_verdict: claim.lore,
+        defence: defence_text(&m),
         scope: claim.scope.english(),
         scope_chinese: claim.scope.chinese(),
         rules: h.rules.clone(),
