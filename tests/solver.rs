@@ -72,7 +72,35 @@ const PATTERNS: &[(&str, &str, u32, u32, &str)] = &[
     ),
     // the horse on g7 takes e8 and f9, the general the d-file, the chariot checks
     ("钓鱼马", "4k4/9/6N2/9/9/9/9/9/9/R2K5 w", 2, 1, "a0a9"),
+    // the general hemmed in by its own advisors (d9 is the cannon's screen and cannot
+    // move, e8 is taken), f9 held by the red general; the soldier keeps black from
+    // being stalemated instead
+    ("闷宫", "3ak4/4a4/9/9/C8/2p6/9/9/9/5K3 w", 2, 1, "a5a9"),
+    // the chariot takes the advisor in the palace's heart: the horse guards e8 and f9,
+    // the chariot on a9 pins the other advisor
+    (
+        "大胆穿心",
+        "R2ak4/4a4/6N2/9/9/2p6/9/4R4/9/5K3 w",
+        2,
+        1,
+        "e2e8",
+    ),
+    // horse and general on opposite corners of the palace: the horse takes d8 and e9
+    ("八角马", "3k5/9/5N3/9/9/2p6/9/9/9/R3K4 w", 2, 1, "a0a9"),
 ];
+
+#[test]
+fn a_quiet_defence_first_against_a_threat_of_mate_in_one() {
+    // black threatens 车二退一 mate; red's only win in three moves takes that chariot first
+    let fen = "4k4/9/9/9/9/9/9/7n1/R6r1/R4K3";
+    let threat = solved(&format!("{fen} b"), 1, None);
+    assert_eq!(threat.verdict, Verdict::Win { plies: 1 });
+    let s = solved(&format!("{fen} w"), 3, None);
+    assert_eq!(s.verdict, Verdict::Win { plies: 5 });
+    let winners: Vec<String> = s.winning_moves.iter().map(|w| w.mv.to_string()).collect();
+    assert_eq!(winners, ["a1h1"]);
+    check_line(&format!("{fen} w"), &s);
+}
 
 #[test]
 fn classical_patterns_at_their_exact_length() {
