@@ -8,6 +8,7 @@ mod board;
 mod perft;
 mod play;
 mod puzzle;
+mod serve;
 mod solve;
 mod tb;
 mod theory;
@@ -128,7 +129,7 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
         fen: Option<OsString>,
         /// The bound, in moves of the side to move (三步杀 = 3).
-        #[arg(long, default_value_t = 6)]
+        #[arg(long, default_value_t = canju::solver::DEFAULT_MAX_MOVES)]
         max_moves: u32,
         /// Worker threads (default: one per core).
         #[arg(long)]
@@ -227,6 +228,19 @@ enum Command {
         /// Threads for building and counting (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
+    },
+    /// Serve the tables, the solver, the puzzles and the theory reports as a JSON API on
+    /// a local HTTP server.
+    Serve {
+        /// The address to listen on (localhost unless told otherwise).
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// The port (0: any free port; the address is printed).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Table directory (default: $CANJU_TB_DIR, else tablebases/).
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
     /// Draw a position on the terminal.
     Show {
@@ -408,6 +422,11 @@ pub fn run() -> ExitCode {
             output: &output,
             dir: &dir,
             threads,
+        }),
+        Some(Command::Serve { host, port, dir }) => serve::run(serve::ServeArgs {
+            host: &host,
+            port,
+            dir: &dir,
         }),
         Some(Command::Train {
             material,

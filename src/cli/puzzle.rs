@@ -32,7 +32,7 @@ fn find<'a>(all: &'a [Puzzle], id: &str) -> Result<&'a Puzzle, CliError> {
 }
 
 #[derive(serde::Serialize)]
-struct ListJson<'a> {
+pub struct ListJson<'a> {
     id: &'a str,
     title: &'a str,
     collection: &'a str,
@@ -43,6 +43,22 @@ struct ListJson<'a> {
     line: Vec<String>,
     tags: &'a [String],
     difficulty: u8,
+}
+
+/// A puzzle as `puzzle list --json` and the server show it.
+pub fn list_json(p: &Puzzle) -> ListJson<'_> {
+    ListJson {
+        id: &p.entry.id,
+        title: &p.entry.title,
+        collection: &p.collection,
+        source: &p.entry.source,
+        fen: &p.entry.fen,
+        goal: &p.entry.goal,
+        moves: p.entry.moves,
+        line: p.line.iter().map(|m| m.to_string()).collect(),
+        tags: &p.entry.tags,
+        difficulty: p.entry.difficulty,
+    }
 }
 
 pub fn list(
@@ -58,21 +74,7 @@ pub fn list(
         .filter(|p| collection.as_ref().is_none_or(|c| &p.collection == c))
         .collect();
     if json {
-        let out: Vec<ListJson> = chosen
-            .iter()
-            .map(|p| ListJson {
-                id: &p.entry.id,
-                title: &p.entry.title,
-                collection: &p.collection,
-                source: &p.entry.source,
-                fen: &p.entry.fen,
-                goal: &p.entry.goal,
-                moves: p.entry.moves,
-                line: p.line.iter().map(|m| m.to_string()).collect(),
-                tags: &p.entry.tags,
-                difficulty: p.entry.difficulty,
-            })
-            .collect();
+        let out: Vec<ListJson> = chosen.iter().map(|p| list_json(p)).collect();
         outln!(
             "{}",
             serde_json::to_string_pretty(&out).map_err(CliError::input)?
@@ -133,7 +135,7 @@ pub fn show(dir: &Option<PathBuf>, id: &str) -> CliResult {
 }
 
 #[derive(serde::Serialize)]
-struct CheckedMove {
+pub struct CheckedMove {
     #[serde(rename = "move")]
     mv: String,
     by: &'static str,
@@ -142,7 +144,7 @@ struct CheckedMove {
 }
 
 #[derive(serde::Serialize)]
-struct CheckJson {
+pub struct CheckJson {
     id: String,
     solved: bool,
     moves: Vec<CheckedMove>,
@@ -162,7 +164,71 @@ pub fn check(
     let p = find(&all, id)?;
     let tb = Tablebase::new(table_dir(tables)?);
     ensure_tables(p, &tb)?;
-    let judge = Judge::new(Some(&tb));
+    let c = judge_moves(p, &tb, moves)?;
+    let j = &c.json;
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(j).map_err(CliError::input)?
+        );
+    } else {
+        for (m, slower) in j.moves.iter().zip(&c.slowers) {
+            let detail = match slower {
+                Some(n) => format!(
+                    "good: still winning, {n} move{} slower than the best",
+                    if *n == 1 { "" } else { "s" }
+                ),
+                None => m.feedback.to_string(),
+            };
+            let width: usize = m.mv.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
+            let pad = " ".repeat(10usize.saturating_sub(width));
+            outln!("{:<8} {}{pad}{detail}", m.by, m.mv);
+        }
+        if let Some(r) = &j.refutation {
+            outln!("refutation: {r}");
+        }
+        if j.solved {
+            outln!("solved: {} ({})", p.entry.id, p.goal);
+        } else if !c.failed {
+            outln!("not solved yet: the line stops before the goal is reached");
+        }
+    }
+    if j.solved {
+        Ok(())
+    } else {
+        Err(CliError {
+            code: 1,
+            message: if c.failed {
+                format!(
+                    "{}: {} loses the goal{}",
+                    p.entry.id,
+                    c.last_move,
+                    j.refutation
+                        .as_ref()
+                        .map_or(String::new(), |r| format!("; refutation: {r}"))
+                )
+            } else {
+                format!("{}: not solved: the line ends before the goal", p.entry.id)
+            },
+        })
+    }
+}
+
+/// A puzzle's given moves judged against perfect play.
+pub struct Checked {
+    /// What `puzzle check --json` (and the server) answers.
+    pub json: CheckJson,
+    /// For each move: how many moves slower than the best, when it is good but not best.
+    pub slowers: Vec<Option<u32>>,
+    /// A move of the player lost the goal.
+    pub failed: bool,
+    pub last_move: String,
+}
+
+/// Judges the given moves of a puzzle (the player's alone, or the whole line with the
+/// defender's) against perfect play.
+pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Checked, CliError> {
+    let judge = Judge::new(Some(tb));
     let fail = |e: puzzle::PuzzleError| CliError {
         code: 1,
         message: e.to_string(),
@@ -236,56 +302,17 @@ pub fn check(
         };
     let refutation_text = refutation.as_ref().map(|(pos, m)| text(pos, *m));
     let last_move = out.last().map_or(String::new(), |m| m.mv.clone());
-    if json {
-        let j = CheckJson {
+    Ok(Checked {
+        json: CheckJson {
             id: p.entry.id.clone(),
             solved,
             moves: out,
-            refutation: refutation_text.clone(),
-        };
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&j).map_err(CliError::input)?
-        );
-    } else {
-        for (m, slower) in out.iter().zip(&slowers) {
-            let detail = match slower {
-                Some(n) => format!(
-                    "good: still winning, {n} move{} slower than the best",
-                    if *n == 1 { "" } else { "s" }
-                ),
-                None => m.feedback.to_string(),
-            };
-            let width: usize = m.mv.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
-            let pad = " ".repeat(10usize.saturating_sub(width));
-            outln!("{:<8} {}{pad}{detail}", m.by, m.mv);
-        }
-        if let Some(r) = &refutation_text {
-            outln!("refutation: {r}");
-        }
-        if solved {
-            outln!("solved: {} ({})", p.entry.id, p.goal);
-        } else if !failed {
-            outln!("not solved yet: the line stops before the goal is reached");
-        }
-    }
-    if solved {
-        Ok(())
-    } else {
-        Err(CliError {
-            code: 1,
-            message: if failed {
-                format!(
-                    "{}: {} loses the goal{}",
-                    p.entry.id,
-                    last_move,
-                    refutation_text.map_or(String::new(), |r| format!("; refutation: {r}"))
-                )
-            } else {
-                format!("{}: not solved: the line ends before the goal", p.entry.id)
-            },
-        })
-    }
+            refutation: refutation_text,
+        },
+        slowers,
+        failed,
+        last_move,
+    })
 }
 
 /// The progress file, read (a damaged one is reported on standard error and kept aside).

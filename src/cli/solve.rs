@@ -178,6 +178,15 @@ fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread
 }
 
 fn print_json(pos: &Position, s: &Solution) -> CliResult {
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&solution_json(pos, s)).map_err(CliError::input)?
+    );
+    Ok(())
+}
+
+/// The JSON form of a solution (`canju solve --json` and the server's `/api/solve`).
+pub fn solution_json(pos: &Position, s: &Solution) -> impl serde::Serialize + use<> {
     let (verdict, plies) = match s.verdict {
         Verdict::Win { plies } => ("win", Some(plies)),
         Verdict::None => ("none", None),
@@ -189,7 +198,7 @@ fn print_json(pos: &Position, s: &Solution) -> CliResult {
         line.push(texts(&p, m, None));
         p.play_unchecked(m);
     }
-    let out = SolveJson {
+    SolveJson {
         fen: pos.to_string(),
         verdict,
         plies,
@@ -205,12 +214,7 @@ fn print_json(pos: &Position, s: &Solution) -> CliResult {
         nodes: s.nodes,
         seconds: s.seconds,
         rules: canju::tablebase::format::RULES,
-    };
-    outln!(
-        "{}",
-        serde_json::to_string_pretty(&out).map_err(CliError::input)?
-    );
-    Ok(())
+    }
 }
 
 fn print_text(pos: &Position, s: &Solution, notation: Notation) {

@@ -427,7 +427,7 @@ pub fn verify_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> C
 }
 
 #[derive(serde::Serialize)]
-struct MoveJson {
+pub struct MoveJson {
     iccs: String,
     wxf: String,
     chinese: String,
@@ -435,13 +435,48 @@ struct MoveJson {
     plies: Option<u32>,
 }
 
+/// A probed position: `canju probe --json` and the server's `/api/probe`.
 #[derive(serde::Serialize)]
-struct ProbeJson {
+pub struct ProbeJson {
     fen: String,
     side_to_move: &'static str,
+    material: String,
+    material_chinese: String,
+    rules: String,
     verdict: &'static str,
     plies: Option<u32>,
     moves: Vec<MoveJson>,
+}
+
+/// Probes a position and every legal move (best first) into [`ProbeJson`].
+pub fn probe_json(
+    tb: &Tablebase,
+    pos: &Position,
+) -> Result<ProbeJson, canju::tablebase::TableError> {
+    let material = Material::of(pos).canonical();
+    let table = tb.table(material)?;
+    let value = tb.probe(pos)?;
+    let moves = tb.rank_moves(pos)?;
+    let style = Style::default();
+    Ok(ProbeJson {
+        fen: pos.to_string(),
+        side_to_move: pos.turn().name(),
+        material: material.to_string(),
+        material_chinese: material.chinese(),
+        rules: table.header().rules.clone(),
+        verdict: value.verdict(),
+        plies: value.plies(),
+        moves: moves
+            .iter()
+            .map(|r| MoveJson {
+                iccs: r.mv.to_string(),
+                wxf: notation::format_move(pos, r.mv, Notation::Wxf, style),
+                chinese: notation::format_move(pos, r.mv, Notation::Chinese, style),
+                verdict: r.value.verdict(),
+                plies: r.value.plies(),
+            })
+            .collect(),
+    })
 }
 
 /// Describes a value for people: 红胜 in n moves, etc.
@@ -476,32 +511,16 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
         }
         generate(m, &tb, a.threads)?;
     }
-    let value = tb.probe(&pos).map_err(table_error)?;
-    let moves = tb.rank_moves(&pos).map_err(table_error)?;
-    let style = Style::default();
     if a.json {
-        let out = ProbeJson {
-            fen: pos.to_string(),
-            side_to_move: pos.turn().name(),
-            verdict: value.verdict(),
-            plies: value.plies(),
-            moves: moves
-                .iter()
-                .map(|r| MoveJson {
-                    iccs: notation::format_move(&pos, r.mv, Notation::Iccs, style),
-                    wxf: notation::format_move(&pos, r.mv, Notation::Wxf, style),
-                    chinese: notation::format_move(&pos, r.mv, Notation::Chinese, style),
-                    verdict: r.value.verdict(),
-                    plies: r.value.plies(),
-                })
-                .collect(),
-        };
+        let out = probe_json(&tb, &pos).map_err(table_error)?;
         outln!(
             "{}",
             serde_json::to_string_pretty(&out).map_err(CliError::input)?
         );
         return Ok(());
     }
+    let value = tb.probe(&pos).map_err(table_error)?;
+    let moves = tb.rank_moves(&pos).map_err(table_error)?;
     out!(
         "{}",
         canju::render::terminal::board(&pos, super::board::board_style(false))

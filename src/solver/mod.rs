@@ -45,6 +45,8 @@ use tt::Tt;
 
 /// The longest bound the solver takes, in moves of the attacker.
 pub const MAX_MOVES: u32 = 60;
+/// The bound `canju solve` and the server use when none is given, in moves.
+pub const DEFAULT_MAX_MOVES: u32 = 6;
 /// The transposition table's size when none is asked for, in MB.
 pub const DEFAULT_HASH_MB: usize = 64;
 

@@ -1,0 +1,458 @@
+//! `canju serve`: the tables, the solver, the puzzles and the theory reports as a JSON API
+//! on a local HTTP server (axum on tokio). Every request is bounded: inputs are checked
+//! for size and sense before any work, proofs and theory counts run on blocking threads
+//! under a small semaphore with a time limit, and nothing but the table directory is read.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value as JsonValue, json};
+use tokio::sync::Semaphore;
+
+use canju::Position;
+use canju::material::Material;
+use canju::puzzle::Puzzle;
+use canju::solver::{self, Options};
+use canju::tablebase::index::MAX_PIECES;
+use canju::tablebase::{TableError, Tablebase};
+use canju::theory::{self, Claim, Request};
+
+use super::tb::table_dir;
+use super::{CliError, CliResult};
+
+pub struct ServeArgs<'a> {
+    pub host: &'a str,
+    pub port: u16,
+    pub dir: &'a Option<PathBuf>,
+}
+
+/// Proofs and theory counts running at once; more are refused with 503 until one ends.
+const HEAVY_AT_ONCE: usize = 2;
+/// The solver's time limit per request: the default and the most a request may ask.
+const SOLVE_DEFAULT_SECONDS: f64 = 5.0;
+const SOLVE_MAX_SECONDS: f64 = 20.0;
+/// The solver's transposition table per request, in MB.
+const SOLVE_HASH_MB: usize = 16;
+/// The longest FEN, claim or move text a request may send, in bytes.
+const MAX_TEXT: usize = 200;
+/// Most moves a puzzle check may send.
+const MAX_MOVES_SENT: usize = 64;
+/// Theory reports kept in memory (the cache starts over when full).
+const THEORY_CACHE_ENTRIES: usize = 256;
+/// Largest request body, in bytes.
+const MAX_BODY: usize = 16 * 1024;
+
+struct AppState {
+    tb: Tablebase,
+    puzzles: Vec<Puzzle>,
+    heavy: Semaphore,
+    theory_cache: Mutex<HashMap<String, Arc<JsonValue>>>,
+}
+
+type Shared = Arc<AppState>;
+
+/// An API error: a status and a message, sent as `{"error": message}`.
+struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+type ApiResult = Result<Json<JsonValue>, ApiError>;
+
+fn bad(message: impl std::fmt::Display) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, message.to_string())
+}
+
+fn table_status(e: TableError) -> ApiError {
+    match e {
+        TableError::Missing { .. } => ApiError(StatusCode::NOT_FOUND, e.to_string()),
+        e => ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+fn cli_status(e: CliError) -> ApiError {
+    if e.code == 2 {
+        bad(e.message)
+    } else {
+        ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.message)
+    }
+}
+
+/// The query's parameters, or a 400 that says which one is wrong.
+fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
+    q.map(|Query(q)| q).map_err(|e| bad(e.body_text()))
+}
+
+fn text_arg<'a>(name: &str, text: &'a Option<String>) -> Result<&'a str, ApiError> {
+    match text.as_deref() {
+        None | Some("") => Err(bad(format!("'{name}' is missing"))),
+        Some(t) if t.len() > MAX_TEXT => Err(bad(format!(
+            "'{name}' is {} bytes long; at most {MAX_TEXT}",
+            t.len()
+        ))),
+        Some(t) => Ok(t),
+    }
+}
+
+fn fen_arg(fen: &Option<String>) -> Result<Position, ApiError> {
+    let t = text_arg("fen", fen)?;
+    t.parse::<Position>().map_err(|e| bad(format!("fen: {e}")))
+}
+
+/// Holds a permit for a proof or a count, or answers 503 at once.
+fn heavy_permit(state: &AppState) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
+    state.heavy.try_acquire().map_err(|_| {
+        ApiError(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{HEAVY_AT_ONCE} proofs or counts are running; try again in a moment"),
+        )
+    })
+}
+
+#[derive(Deserialize)]
+struct FenQuery {
+    fen: Option<String>,
+}
+
+/// `GET /api/probe?fen=…`: the tables' value of a position and of every legal move.
+async fn probe(
+    State(state): State<Shared>,
+    q: Result<Query<FenQuery>, QueryRejection>,
+) -> Result<Json<super::tb::ProbeJson>, ApiError> {
+    let q = query(q)?;
+    let pos = fen_arg(&q.fen)?;
+    if pos.piece_count() > MAX_PIECES {
+        return Err(ApiError(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "{} pieces: the tables hold at most {MAX_PIECES}; /api/solve proves mates in any position",
+                pos.piece_count()
+            ),
+        ));
+    }
+    Ok(Json(
+        super::tb::probe_json(&state.tb, &pos).map_err(table_status)?,
+    ))
+}
+
+#[derive(Deserialize)]
+struct SolveQuery {
+    fen: Option<String>,
+    max_moves: Option<u32>,
+    time: Option<f64>,
+}
+
+/// `GET /api/solve?fen=…&max_moves=…&time=…`: the solver, with a time limit.
+async fn solve(
+    State(state): State<Shared>,
+    q: Result<Query<SolveQuery>, QueryRejection>,
+) -> ApiResult {
+    let q = query(q)?;
+    let pos = fen_arg(&q.fen)?;
+    let max_moves = q.max_moves.unwrap_or(solver::DEFAULT_MAX_MOVES);
+    if max_moves == 0 || max_moves > solver::MAX_MOVES {
+        return Err(bad(format!(
+            "max_moves {max_moves}: between 1 and {}",
+            solver::MAX_MOVES
+        )));
+    }
+    let seconds = q.time.unwrap_or(SOLVE_DEFAULT_SECONDS);
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= SOLVE_MAX_SECONDS) {
+        return Err(bad(format!(
+            "time {seconds}: seconds above 0, at most {SOLVE_MAX_SECONDS}"
+        )));
+    }
+    let _permit = heavy_permit(&state)?;
+    let mut options = Options::new(max_moves);
+    options.time = Some(Duration::from_secs_f64(seconds));
+    options.hash_mb = SOLVE_HASH_MB;
+    let stop = options.stop.clone();
+    let st = state.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        solver::solve(&pos, &options, Some(&st.tb)).map(|s| (pos, s))
+    });
+    // the proof stops itself at its deadline; this is a second guard
+    let joined = tokio::time::timeout(Duration::from_secs_f64(seconds + 10.0), task).await;
+    let (pos, s) = match joined {
+        Ok(Ok(r)) => r.map_err(|e| match e {
+            solver::SolveError::Table(t) => table_status(t),
+            e => bad(e),
+        })?,
+        Ok(Err(e)) => return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
+        Err(_) => {
+            stop.store(true, Relaxed);
+            return Err(ApiError(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the proof did not stop in time".into(),
+            ));
+        }
+    };
+    let j = serde_json::to_value(super::solve::solution_json(&pos, &s))
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    Ok(Json(j))
+}
+
+/// `GET /api/puzzles`: every built-in puzzle.
+async fn puzzles(State(state): State<Shared>) -> ApiResult {
+    let list: Vec<JsonValue> = state
+        .puzzles
+        .iter()
+        .map(puzzle_json)
+        .collect::<Result<_, _>>()?;
+    Ok(Json(JsonValue::Array(list)))
+}
+
+fn puzzle_json(p: &Puzzle) -> Result<JsonValue, ApiError> {
+    let mut j = serde_json::to_value(super::puzzle::list_json(p))
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    j["goal_text"] = json!(p.goal_text());
+    j["side_to_move"] = json!(p.position.turn().name());
+    Ok(j)
+}
+
+fn find_puzzle<'a>(state: &'a AppState, id: &str) -> Result<&'a Puzzle, ApiError> {
+    if id.len() > MAX_TEXT {
+        return Err(bad("the puzzle id is too long"));
+    }
+    state
+        .puzzles
+        .iter()
+        .find(|p| p.entry.id == id)
+        .ok_or_else(|| {
+            ApiError(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "no puzzle '{id}' (GET /api/puzzles lists the {})",
+                    state.puzzles.len()
+                ),
+            )
+        })
+}
+
+/// `GET /api/puzzles/{id}`.
+async fn puzzle(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult {
+    Ok(Json(puzzle_json(find_puzzle(&state, &id)?)?))
+}
+
+#[derive(Deserialize)]
+struct CheckBody {
+    moves: Vec<String>,
+}
+
+/// `POST /api/puzzles/{id}/check` with `{"moves": […]}` in any notation: the feedback of
+/// `canju puzzle check --json`.
+async fn check(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    body: Result<Json<CheckBody>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult {
+    let Json(body) = body.map_err(|e| {
+        ApiError(
+            e.status(),
+            format!("the body must be {{\"moves\": [...]}}: {}", e.body_text()),
+        )
+    })?;
+    let p = find_puzzle(&state, &id)?;
+    if body.moves.is_empty() || body.moves.len() > MAX_MOVES_SENT {
+        return Err(bad(format!("moves: between 1 and {MAX_MOVES_SENT}")));
+    }
+    if let Some(m) = body.moves.iter().find(|m| m.len() > MAX_TEXT) {
+        return Err(bad(format!("a move of {} bytes", m.len())));
+    }
+    // a puzzle the tables judge needs them built; the server does not build tables
+    let needs_tables = p.in_table_reach() && !(p.goal.win && p.entry.moves.is_some());
+    if needs_tables {
+        let m = Material::of(&p.position).canonical();
+        if !state.tb.path_of(&m).exists() {
+            return Err(ApiError(
+                StatusCode::CONFLICT,
+                format!(
+                    "puzzle {id} is judged by the tables of {m}, which are not built: run canju gen {m} --dir {}",
+                    state.tb.dir().display()
+                ),
+            ));
+        }
+    }
+    let _permit = heavy_permit(&state)?;
+    let st = state.clone();
+    let id2 = id.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let p = find_puzzle(&st, &id2).map_err(|e| CliError::input(e.1))?;
+        super::puzzle::judge_moves(p, &st.tb, &body.moves)
+    });
+    let checked = tokio::time::timeout(Duration::from_secs(60), task)
+        .await
+        .map_err(|_| {
+            ApiError(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "judging took too long".into(),
+            )
+        })?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(cli_status)?;
+    let j = serde_json::to_value(&checked.json)
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    Ok(Json(j))
+}
+
+#[derive(Deserialize)]
+struct TheoryQuery {
+    claim: Option<String>,
+    limit: Option<usize>,
+}
+
+/// `GET /api/theory?claim=…&limit=…`: `canju theory --json`, over tables already built.
+async fn theory_report(
+    State(state): State<Shared>,
+    q: Result<Query<TheoryQuery>, QueryRejection>,
+) -> ApiResult {
+    let q = query(q)?;
+    let text = text_arg("claim", &q.claim)?;
+    let limit = q.limit.unwrap_or(5);
+    if limit > 100 {
+        return Err(bad(format!("limit {limit}: at most 100")));
+    }
+    let claim = Claim::parse(text).map_err(bad)?;
+    claim.check_scope().map_err(bad)?;
+    let key = format!("{}|{limit}", claim.text);
+    if let Some(j) = state.theory_cache.lock().expect("lock").get(&key) {
+        return Ok(Json((**j).clone()));
+    }
+    // every table the claim's material falls into must be there: the server builds none
+    for m in claim.material.build_order() {
+        if !state.tb.path_of(&m).exists() {
+            return Err(ApiError(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "the tables of {} are not all built ({m} is missing): run canju gen {} --dir {}",
+                    claim.material,
+                    claim.material,
+                    state.tb.dir().display()
+                ),
+            ));
+        }
+    }
+    let _permit = heavy_permit(&state)?;
+    let st = state.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        theory::measure(&claim, &st.tb, &Request { limit, heat: None }, &|_, _| {})
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| match e {
+        theory::TheoryError::Table(t) => table_status(t),
+        theory::TheoryError::Claim(c) => bad(c),
+    })?;
+    let j = Arc::new(
+        serde_json::to_value(&report)
+            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?,
+    );
+    let mut cache = state.theory_cache.lock().expect("lock");
+    if cache.len() >= THEORY_CACHE_ENTRIES {
+        cache.clear();
+    }
+    cache.insert(key, j.clone());
+    drop(cache);
+    Ok(Json((*j).clone()))
+}
+
+/// `GET /api`: what the API offers.
+async fn index() -> Json<JsonValue> {
+    Json(json!({
+        "name": "canju",
+        "version": env!("CARGO_PKG_VERSION"),
+        "endpoints": [
+            "GET /api/probe?fen=FEN",
+            "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS",
+            "GET /api/puzzles",
+            "GET /api/puzzles/{id}",
+            "POST /api/puzzles/{id}/check {\"moves\": [...]}",
+            "GET /api/theory?claim=CLAIM&limit=N",
+        ],
+    }))
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError(
+        StatusCode::NOT_FOUND,
+        format!("no such endpoint: {} (GET /api lists them)", uri.path()),
+    )
+}
+
+fn router(state: Shared) -> Router {
+    Router::new()
+        .route("/api", get(index))
+        .route("/api/probe", get(probe))
+        .route("/api/solve", get(solve))
+        .route("/api/puzzles", get(puzzles))
+        .route("/api/puzzles/{id}", get(puzzle))
+        .route("/api/puzzles/{id}/check", post(check))
+        .route("/api/theory", get(theory_report))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state)
+}
+
+pub fn run(a: ServeArgs) -> CliResult {
+    let dir = table_dir(a.dir)?;
+    let puzzles = super::puzzle::collections(&None)?;
+    let state = Arc::new(AppState {
+        tb: Tablebase::new(&dir),
+        puzzles,
+        heavy: Semaphore::new(HEAVY_AT_ONCE),
+        theory_cache: Mutex::new(HashMap::new()),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError {
+            code: 1,
+            message: format!("cannot start the server's runtime: {e}"),
+        })?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((a.host, a.port))
+            .await
+            .map_err(|e| {
+                CliError::input(format!(
+                    "cannot listen on {}:{}: {}",
+                    a.host,
+                    a.port,
+                    canju::tablebase::format::io_message(&e)
+                ))
+            })?;
+        let addr: SocketAddr = listener.local_addr().map_err(|e| CliError {
+            code: 1,
+            message: e.to_string(),
+        })?;
+        outln!(
+            "canju serve: http://{addr}/api (tables in {}); Ctrl-C stops",
+            dir.display()
+        );
+        super::output::flush();
+        axum::serve(listener, router(state))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| CliError {
+                code: 1,
+                message: format!("the server stopped: {e}"),
+            })?;
+        outln!("canju serve: stopped");
+        Ok(())
+    })
+}
