@@ -10,9 +10,8 @@ use std::time::Duration;
 mod common;
 
 use canju::Position;
-use canju::material::Material;
 use canju::tablebase::{Tablebase, Value};
-use common::TempDir;
+use common::{TempDir, build_tables as build};
 
 /// A running server, stopped when dropped.
 struct Server {
@@ -89,17 +88,6 @@ fn enc(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-fn build(tb: &Tablebase, sig: &str) {
-    let m: Material = sig.parse().unwrap();
-    canju::tablebase::build::build(
-        m,
-        tb,
-        &|_| Box::new(canju::tablebase::generate::Silent),
-        &mut |_| {},
-    )
-    .unwrap();
 }
 
 #[test]

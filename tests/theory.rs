@@ -7,22 +7,10 @@ use std::process::{Command, Output};
 
 mod common;
 
-use canju::material::Material;
 use canju::tablebase::{Tablebase, Value};
 use canju::theory::{self, Claim, Counts, Level, Lore, Request};
 use canju::{Color, Kind, Position, Square};
-use common::TempDir;
-
-fn build(tb: &Tablebase, sig: &str) {
-    let m: Material = sig.parse().unwrap();
-    canju::tablebase::build::build(
-        m,
-        tb,
-        &|_| Box::new(canju::tablebase::generate::Silent),
-        &mut |_| {},
-    )
-    .unwrap();
-}
+use common::{TempDir, build_tables as build};
 
 fn canju(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_canju"))

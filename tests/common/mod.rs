@@ -175,3 +175,15 @@ pub fn build_into(dir: &TempDir, name: &str) -> canju::tablebase::Tablebase {
     build(m.canonical(), &tb, &|_| Box::new(Silent), &mut |_| {}).unwrap();
     tb
 }
+
+/// Builds a material's tables and every table it falls into, silently.
+pub fn build_tables(tb: &canju::tablebase::Tablebase, sig: &str) {
+    let m: canju::material::Material = sig.parse().unwrap();
+    canju::tablebase::build::build(
+        m,
+        tb,
+        &|_| Box::new(canju::tablebase::generate::Silent),
+        &mut |_| {},
+    )
+    .unwrap();
+}
