@@ -37,7 +37,7 @@ fn start(tables: &std::path::Path) -> Server {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    // "canju serve: http://127.0.0.1:PORT/api (tables in …); Ctrl-C stops"
+    // "canju serve: http://127.0.0.1:PORT/ (page) and …; Ctrl-C stops"
     let addr = line
         .split("http://")
         .nth(1)

@@ -241,6 +241,9 @@ enum Command {
         /// Table directory (default: $CANJU_TB_DIR, else tablebases/).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Open the page in the default browser.
+        #[arg(long)]
+        open: bool,
     },
     /// Draw a position on the terminal.
     Show {
@@ -423,10 +426,16 @@ pub fn run() -> ExitCode {
             dir: &dir,
             threads,
         }),
-        Some(Command::Serve { host, port, dir }) => serve::run(serve::ServeArgs {
+        Some(Command::Serve {
+            host,
+            port,
+            dir,
+            open,
+        }) => serve::run(serve::ServeArgs {
             host: &host,
             port,
             dir: &dir,
+            open,
         }),
         Some(Command::Train {
             material,

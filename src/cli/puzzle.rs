@@ -138,6 +138,10 @@ pub fn show(dir: &Option<PathBuf>, id: &str) -> CliResult {
 pub struct CheckedMove {
     #[serde(rename = "move")]
     mv: String,
+    iccs: String,
+    /// For a good move that is not the best: how many moves slower the win is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slower: Option<u32>,
     by: &'static str,
     feedback: &'static str,
     plies_left: u32,
@@ -254,6 +258,11 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
         });
         out.push(CheckedMove {
             mv: text(&pos, m),
+            iccs: m.to_string(),
+            slower: match f {
+                Feedback::Good { slower } => Some(slower),
+                _ => None,
+            },
             by: "player",
             feedback: f.name(),
             plies_left: left,
@@ -287,6 +296,8 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
         slowers.push(None);
         out.push(CheckedMove {
             mv: text(&pos, d),
+            iccs: d.to_string(),
+            slower: None,
             by: "defender",
             feedback: if Some(d) == best { "best" } else { "good" },
             plies_left: left,
@@ -316,7 +327,7 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
 }
 
 /// The progress file, read (a damaged one is reported on standard error and kept aside).
-fn progress() -> Result<(Option<PathBuf>, puzzle::progress::Progress), CliError> {
+pub fn progress() -> Result<(Option<PathBuf>, puzzle::progress::Progress), CliError> {
     let Some(path) = puzzle::progress::default_path() else {
         return Ok((None, Default::default()));
     };

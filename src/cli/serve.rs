@@ -22,6 +22,7 @@ use tokio::sync::Semaphore;
 
 use canju::Position;
 use canju::material::Material;
+use canju::notation::{self, Notation, Style};
 use canju::puzzle::Puzzle;
 use canju::solver::{self, Options};
 use canju::tablebase::index::MAX_PIECES;
@@ -35,6 +36,7 @@ pub struct ServeArgs<'a> {
     pub host: &'a str,
     pub port: u16,
     pub dir: &'a Option<PathBuf>,
+    pub open: bool,
 }
 
 /// Proofs and theory counts running at once; more are refused with 503 until one ends.
@@ -58,6 +60,8 @@ struct AppState {
     puzzles: Vec<Puzzle>,
     heavy: Semaphore,
     theory_cache: Mutex<HashMap<String, Arc<JsonValue>>>,
+    /// One writer of the progress file at a time.
+    progress_lock: Mutex<()>,
 }
 
 type Shared = Arc<AppState>;
@@ -206,12 +210,21 @@ async fn solve(
     Ok(Json(j))
 }
 
-/// `GET /api/puzzles`: every built-in puzzle.
+/// `GET /api/puzzles`: every built-in puzzle, with the recorded progress (shared with
+/// the command line's).
 async fn puzzles(State(state): State<Shared>) -> ApiResult {
+    let marks = tokio::task::spawn_blocking(progress_marks)
+        .await
+        .unwrap_or_default();
     let list: Vec<JsonValue> = state
         .puzzles
         .iter()
-        .map(puzzle_json)
+        .map(|p| {
+            puzzle_json(p).map(|mut j| {
+                j["progress"] = json!(marks.get(&p.entry.id));
+                j
+            })
+        })
         .collect::<Result<_, _>>()?;
     Ok(Json(JsonValue::Array(list)))
 }
@@ -221,7 +234,40 @@ fn puzzle_json(p: &Puzzle) -> Result<JsonValue, ApiError> {
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     j["goal_text"] = json!(p.goal_text());
     j["side_to_move"] = json!(p.position.turn().name());
+    let mut pos = p.position.clone();
+    let mut line = Vec::new();
+    for &m in &p.line {
+        line.push(notation::format_move(
+            &pos,
+            m,
+            Notation::Chinese,
+            Style::default(),
+        ));
+        pos.play_unchecked(m);
+    }
+    j["line_chinese"] = json!(line);
     Ok(j)
+}
+
+/// The recorded result of each puzzle: "solved", "failed" or absent.
+fn progress_marks() -> HashMap<String, &'static str> {
+    let Ok((_, progress)) = super::puzzle::progress() else {
+        return HashMap::new();
+    };
+    progress
+        .puzzles
+        .iter()
+        .filter_map(|(id, r)| {
+            let mark = if r.solved {
+                "solved"
+            } else if r.failed > 0 {
+                "failed"
+            } else {
+                return None;
+            };
+            Some((id.clone(), mark))
+        })
+        .collect()
 }
 
 fn find_puzzle<'a>(state: &'a AppState, id: &str) -> Result<&'a Puzzle, ApiError> {
@@ -333,19 +379,7 @@ async fn theory_report(
         return Ok(Json((**j).clone()));
     }
     // every table the claim's material falls into must be there: the server builds none
-    for m in claim.material.build_order() {
-        if !state.tb.path_of(&m).exists() {
-            return Err(ApiError(
-                StatusCode::NOT_FOUND,
-                format!(
-                    "the tables of {} are not all built ({m} is missing): run canju gen {} --dir {}",
-                    claim.material,
-                    claim.material,
-                    state.tb.dir().display()
-                ),
-            ));
-        }
-    }
+    missing_tables(&state, &claim)?;
     let _permit = heavy_permit(&state)?;
     let st = state.clone();
     let report = tokio::task::spawn_blocking(move || {
@@ -370,6 +404,296 @@ async fn theory_report(
     Ok(Json((*j).clone()))
 }
 
+/// Plays a list of moves (any notation) from a position; a 400 names the first illegal one.
+fn play_moves(mut pos: Position, moves: &[String]) -> Result<Position, ApiError> {
+    if moves.len() > 400 {
+        return Err(bad("at most 400 moves"));
+    }
+    for (i, t) in moves.iter().enumerate() {
+        if t.len() > MAX_TEXT {
+            return Err(bad(format!("move {} is too long", i + 1)));
+        }
+        let m = notation::parse_move(&pos, t)
+            .map_err(|e| bad(format!("move {}: '{t}': {e}", i + 1)))?;
+        pos.play_unchecked(m);
+    }
+    Ok(pos)
+}
+
+fn list_arg(text: &Option<String>) -> Vec<String> {
+    text.as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[derive(Deserialize)]
+struct MovesQuery {
+    fen: Option<String>,
+    /// Moves to play first, comma-separated, any notation.
+    play: Option<String>,
+}
+
+/// `GET /api/moves?fen=…&play=m1,m2`: the position after the moves, its legal moves, and
+/// whether the game is over.
+async fn moves(q: Result<Query<MovesQuery>, QueryRejection>) -> ApiResult {
+    let q = query(q)?;
+    let played = list_arg(&q.play);
+    let pos = play_moves(fen_arg(&q.fen)?, &played)?;
+    let style = Style::default();
+    let legal: Vec<JsonValue> = pos
+        .legal_moves()
+        .iter()
+        .map(|&m| {
+            json!({
+                "iccs": m.to_string(),
+                "chinese": notation::format_move(&pos, m, Notation::Chinese, style),
+                "wxf": notation::format_move(&pos, m, Notation::Wxf, style),
+            })
+        })
+        .collect();
+    let end = match pos.game_end() {
+        Some(canju::GameEnd::Checkmate { .. }) => json!("checkmate"),
+        Some(canju::GameEnd::Stalemate { .. }) => json!("stalemate"),
+        None => JsonValue::Null,
+    };
+    Ok(Json(json!({
+        "fen": pos.to_string(),
+        "side_to_move": pos.turn().name(),
+        "in_check": pos.is_check(),
+        "pieces": pos.piece_count(),
+        "moves": legal,
+        "game_over": end,
+    })))
+}
+
+#[derive(Deserialize)]
+struct BoardQuery {
+    fen: Option<String>,
+    flip: Option<bool>,
+    /// Arrows, comma-separated ICCS moves.
+    arrow: Option<String>,
+    /// Circled points, comma-separated.
+    mark: Option<String>,
+}
+
+fn svg_response(svg: String) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "image/svg+xml; charset=utf-8",
+        )],
+        svg,
+    )
+        .into_response()
+}
+
+/// `GET /api/board.svg?fen=…&arrow=h2e2&mark=e9&flip=true`: the diagram `canju diagram`
+/// draws, with a click target on every point.
+async fn board_svg(q: Result<Query<BoardQuery>, QueryRejection>) -> Result<Response, ApiError> {
+    let q = query(q)?;
+    let pos = fen_arg(&q.fen)?;
+    let mut o = canju::render::svg::Options {
+        flip: q.flip.unwrap_or(false),
+        ..Default::default()
+    };
+    for a in list_arg(&q.arrow).iter().take(8) {
+        let from = a.get(0..2).and_then(|s| s.parse().ok());
+        let to = a.get(2..4).and_then(|s| s.parse().ok());
+        match (from, to, a.len()) {
+            (Some(f), Some(t), 4) => o.arrows.push(canju::Move::new(f, t)),
+            _ => return Err(bad(format!("arrow '{a}': two points like h2e2"))),
+        }
+    }
+    for m in list_arg(&q.mark).iter().take(90) {
+        o.marks.push(
+            m.parse()
+                .map_err(|_| bad(format!("mark '{m}': a point like e9")))?,
+        );
+    }
+    Ok(svg_response(canju::render::svg::diagram(&pos, &o)))
+}
+
+/// `GET /api/sayings`: the sayings `/api/theory` knows.
+async fn sayings() -> Json<JsonValue> {
+    Json(JsonValue::Array(
+        theory::SAYINGS
+            .iter()
+            .map(|s| {
+                json!({
+                    "text": s.text,
+                    "material": s.material,
+                    "lore": s.lore,
+                    "scope": s.scope.english(),
+                    "scope_chinese": s.scope.chinese(),
+                    "english": s.english,
+                })
+            })
+            .collect(),
+    ))
+}
+
+#[derive(Deserialize)]
+struct HeatQuery {
+    claim: Option<String>,
+    piece: Option<String>,
+    side: Option<String>,
+}
+
+/// `GET /api/theory/heatmap.svg?claim=…&piece=P&side=black`: the heatmap of `canju theory
+/// --heatmap`, over tables already built.
+async fn heatmap_svg(
+    State(state): State<Shared>,
+    q: Result<Query<HeatQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let q = query(q)?;
+    let claim = Claim::parse(text_arg("claim", &q.claim)?).map_err(bad)?;
+    let piece = text_arg("piece", &q.piece)?;
+    let mut chars = piece.chars();
+    let kind = match (chars.next(), chars.next()) {
+        (Some(c), None) => {
+            canju::Kind::from_letter(c.to_ascii_uppercase()).or(canju::Kind::from_chinese(c))
+        }
+        _ => None,
+    }
+    .ok_or_else(|| {
+        bad(format!(
+            "piece '{piece}': a letter such as N or a character such as 马"
+        ))
+    })?;
+    if claim.material.side(canju::Color::Red).count(kind) == 0 {
+        return Err(bad(format!(
+            "the stronger side of {} has no {}",
+            claim.material,
+            kind.name()
+        )));
+    }
+    let side = match q.side.as_deref() {
+        None => claim.scope.side_to_move.unwrap_or(canju::Color::Red),
+        Some("red") => canju::Color::Red,
+        Some("black") => canju::Color::Black,
+        Some(o) => return Err(bad(format!("side '{o}': red or black"))),
+    };
+    missing_tables(&state, &claim)?;
+    let _permit = heavy_permit(&state)?;
+    let st = state.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        theory::measure(
+            &claim,
+            &st.tb,
+            &Request {
+                limit: 0,
+                heat: Some((kind, side)),
+            },
+            &|_, _| {},
+        )
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| match e {
+        theory::TheoryError::Table(t) => table_status(t),
+        theory::TheoryError::Claim(c) => bad(c),
+    })?;
+    let heat = report
+        .heat
+        .as_ref()
+        .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "no heatmap".into()))?;
+    Ok(svg_response(super::theory::heatmap_svg(&report, heat)))
+}
+
+/// A 404 naming the `canju gen` command when a claim's tables are not all built.
+fn missing_tables(state: &AppState, claim: &Claim) -> Result<(), ApiError> {
+    for m in claim.material.build_order() {
+        if !state.tb.path_of(&m).exists() {
+            return Err(ApiError(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "the tables of {} are not all built ({m} is missing): run canju gen {} --dir {}",
+                    claim.material,
+                    claim.material,
+                    state.tb.dir().display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `POST /api/puzzles/{id}/hint` with `{"moves": […]}` (the line so far, both sides):
+/// the player's best move from there.
+async fn hint(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    body: Result<Json<CheckBody>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult {
+    let Json(body) = body.map_err(|e| ApiError(e.status(), e.body_text()))?;
+    let p = find_puzzle(&state, &id)?;
+    let pos = play_moves(p.position.clone(), &body.moves)?;
+    if pos.turn() != p.goal.side {
+        return Err(bad("it is the defender's move"));
+    }
+    let _permit = heavy_permit(&state)?;
+    let st = state.clone();
+    let budget = p.budget().saturating_sub(body.moves.len() as u32);
+    let goal = p.goal;
+    let task = tokio::task::spawn_blocking(move || {
+        let judge = canju::puzzle::Judge::new(Some(&st.tb));
+        judge.best_move(&pos, goal, budget).map(|m| (pos, m))
+    });
+    let (pos, best) = tokio::time::timeout(Duration::from_secs(60), task)
+        .await
+        .map_err(|_| {
+            ApiError(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the hint took too long".into(),
+            )
+        })?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    Ok(Json(match best {
+        Some(m) => json!({
+            "iccs": m.to_string(),
+            "chinese": notation::format_move(&pos, m, Notation::Chinese, Style::default()),
+        }),
+        None => {
+            json!({ "iccs": null, "chinese": null, "note": "no move keeps the goal from here" })
+        }
+    }))
+}
+
+#[derive(Deserialize)]
+struct ResultBody {
+    solved: bool,
+}
+
+/// `POST /api/puzzles/{id}/result` with `{"solved": true|false}`: records an attempt in
+/// the progress file the command line uses.
+async fn record_result(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    body: Result<Json<ResultBody>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult {
+    let Json(body) = body.map_err(|e| ApiError(e.status(), e.body_text()))?;
+    let id = find_puzzle(&state, &id)?.entry.id.clone();
+    let st = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let _guard = st.progress_lock.lock().expect("lock");
+        let (path, mut progress) = super::puzzle::progress().map_err(|e| e.message)?;
+        let Some(path) = path else {
+            return Err("no home directory to keep progress in".to_string());
+        };
+        progress.record(&id, body.solved);
+        canju::puzzle::progress::save(&path, &progress)
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    Ok(Json(json!({ "recorded": true })))
+}
+
 /// `GET /api`: what the API offers.
 async fn index() -> Json<JsonValue> {
     Json(json!({
@@ -382,8 +706,42 @@ async fn index() -> Json<JsonValue> {
             "GET /api/puzzles/{id}",
             "POST /api/puzzles/{id}/check {\"moves\": [...]}",
             "GET /api/theory?claim=CLAIM&limit=N",
+            "GET /api/theory/heatmap.svg?claim=CLAIM&piece=P&side=red|black",
+            "GET /api/sayings",
+            "GET /api/moves?fen=FEN&play=m1,m2",
+            "GET /api/board.svg?fen=FEN&arrow=h2e2&mark=e9&flip=true",
+            "POST /api/puzzles/{id}/hint {\"moves\": [...]}",
+            "POST /api/puzzles/{id}/result {\"solved\": true}",
         ],
     }))
+}
+
+/// The page, embedded in the binary: it works offline.
+async fn page_html() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        include_str!("../../web/index.html"),
+    )
+        .into_response()
+}
+
+async fn page_js() -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/javascript; charset=utf-8",
+        )],
+        include_str!("../../web/app.js"),
+    )
+        .into_response()
+}
+
+async fn page_css() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        include_str!("../../web/app.css"),
+    )
+        .into_response()
 }
 
 async fn not_found(uri: Uri) -> ApiError {
@@ -395,7 +753,16 @@ async fn not_found(uri: Uri) -> ApiError {
 
 fn router(state: Shared) -> Router {
     Router::new()
+        .route("/", get(page_html))
+        .route("/app.js", get(page_js))
+        .route("/app.css", get(page_css))
         .route("/api", get(index))
+        .route("/api/moves", get(moves))
+        .route("/api/board.svg", get(board_svg))
+        .route("/api/sayings", get(sayings))
+        .route("/api/theory/heatmap.svg", get(heatmap_svg))
+        .route("/api/puzzles/{id}/hint", post(hint))
+        .route("/api/puzzles/{id}/result", post(record_result))
         .route("/api/probe", get(probe))
         .route("/api/solve", get(solve))
         .route("/api/puzzles", get(puzzles))
@@ -407,6 +774,25 @@ fn router(state: Shared) -> Router {
         .with_state(state)
 }
 
+/// Opens a page in the desktop's browser; says so when it cannot.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let opened = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .is_ok();
+    if !opened {
+        errln!("canju serve: could not start {opener}; open {url} yourself");
+    }
+}
+
 pub fn run(a: ServeArgs) -> CliResult {
     let dir = table_dir(a.dir)?;
     let puzzles = super::puzzle::collections(&None)?;
@@ -415,6 +801,7 @@ pub fn run(a: ServeArgs) -> CliResult {
         puzzles,
         heavy: Semaphore::new(HEAVY_AT_ONCE),
         theory_cache: Mutex::new(HashMap::new()),
+        progress_lock: Mutex::new(()),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -439,10 +826,13 @@ pub fn run(a: ServeArgs) -> CliResult {
             message: e.to_string(),
         })?;
         outln!(
-            "canju serve: http://{addr}/api (tables in {}); Ctrl-C stops",
+            "canju serve: http://{addr}/ (page) and http://{addr}/api (tables in {}); Ctrl-C stops",
             dir.display()
         );
         super::output::flush();
+        if a.open {
+            open_browser(&format!("http://{addr}/"));
+        }
         axum::serve(listener, router(state))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;

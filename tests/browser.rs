@@ -1,0 +1,317 @@
+//! The page in a real browser: headless Chromium driven through WebDriver (chromedriver)
+//! opens a puzzle, clicks a piece and a target, and sees canju's reply and the feedback;
+//! then the explorer and the theory tab. `.ci/run` installs Chromium and chromedriver
+//! (Debian packages `chromium` and `chromium-driver`); without them this test fails and
+//! says so, unless `CANJU_SKIP_BROWSER=1` asks to skip it (which it prints).
+//!
+//! `CANJU_SCREENSHOTS=DIR` saves a screenshot of each page there (README's pictures).
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{ClientBuilder, Locator};
+
+mod common;
+
+use common::{TempDir, build_tables};
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain([
+            PathBuf::from("/usr/bin"),
+            PathBuf::from("/usr/lib/chromium"),
+        ])
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_server(tables: &Path, home: &Path) -> (Killed, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(["serve", "--port", "0", "--dir", tables.to_str().unwrap()])
+        .env("CANJU_HOME", home)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    (Killed(child), url)
+}
+
+/// Waits until `f` holds, polling, for at most `secs` seconds.
+async fn wait_for<F, Fut>(secs: u64, what: &str, mut f: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(secs) {
+        if f().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_puzzle_played_by_clicks_in_headless_chromium() {
+    let (Some(driver), Some(chromium)) = (
+        on_path("chromedriver"),
+        on_path("chromium").or_else(|| on_path("chromium-browser")),
+    ) else {
+        if std::env::var_os("CANJU_SKIP_BROWSER").is_some() {
+            println!(
+                "SKIPPED: chromium or chromedriver is not installed (CANJU_SKIP_BROWSER is set)"
+            );
+            return;
+        }
+        panic!(
+            "chromium and chromedriver are needed for the browser test: install the Debian packages \
+             chromium and chromium-driver (.ci/run does), or set CANJU_SKIP_BROWSER=1 to skip it"
+        );
+    };
+    let dir = TempDir::new("browser");
+    let tables = dir.0.join("tables");
+    let home = dir.0.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    build_tables(&canju::tablebase::Tablebase::new(&tables), "KNKA");
+    let (_server, url) = start_server(&tables, &home);
+    let port = free_port();
+    let _driver = Killed(
+        Command::new(&driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1300,1150"],
+        }),
+    );
+    let webdriver = format!("http://127.0.0.1:{port}");
+    let mut client = None;
+    for _ in 0..50 {
+        match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(&webdriver)
+            .await
+        {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+    let c = client.expect("chromedriver did not start a session");
+    let shots = std::env::var_os("CANJU_SCREENSHOTS").map(PathBuf::from);
+
+    // the puzzle 马后炮 (pattern-002): 帅五进一 is the first move of the mate
+    c.goto(&format!("{url}/#puzzles")).await.unwrap();
+    wait_for(20, "the puzzle list", || async {
+        c.find(Locator::Css("#puzzle-list li[data-id='pattern-002']"))
+            .await
+            .is_ok()
+    })
+    .await;
+    c.find(Locator::Css("#puzzle-list li[data-id='pattern-002']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(20, "the puzzle's board", || async {
+        let title = c.find(Locator::Css("#puzzle-title")).await.unwrap();
+        title.text().await.unwrap().starts_with("pattern-002")
+            && c.find(Locator::Css("#puzzle-board g.piece[data-square='e0']"))
+                .await
+                .is_ok()
+    })
+    .await;
+    // click the general, see its targets, click e1
+    c.find(Locator::Css("#puzzle-board rect.point[data-square='e0']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(10, "the legal targets", || async {
+        c.find(Locator::Css(
+            "#puzzle-board circle.target[data-square='e1']",
+        ))
+        .await
+        .is_ok()
+    })
+    .await;
+    c.find(Locator::Css("#puzzle-board rect.point[data-square='e1']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    // the feedback, then canju's reply on the board and in the move list
+    wait_for(30, "the feedback and the reply", || async {
+        let fb = c.find(Locator::Css("#feedback")).await.unwrap();
+        let text = fb.text().await.unwrap_or_default();
+        let moves = c
+            .find_all(Locator::Css("#puzzle-moves li"))
+            .await
+            .map(|v| v.len())
+            .unwrap_or(0);
+        text.contains("最佳") && text.contains("reply") && moves == 2
+    })
+    .await;
+    let moves = c.find_all(Locator::Css("#puzzle-moves li")).await.unwrap();
+    assert!(moves[0].text().await.unwrap().contains("帅五进一"));
+    // the reply is drawn: the general has left e0 and an arrow shows the answer
+    assert!(
+        c.find(Locator::Css("#puzzle-board g.piece[data-square='e1']"))
+            .await
+            .is_ok()
+    );
+    assert!(
+        c.find(Locator::Css("#puzzle-board line.arrow"))
+            .await
+            .is_ok()
+    );
+    if let Some(d) = &shots {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("puzzles.png"), c.screenshot().await.unwrap()).unwrap();
+    }
+    // a wrong move is called a mistake, with the refutation
+    c.find(Locator::Css("#p-undo"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(10, "the undone position", || async {
+        c.find(Locator::Css("#puzzle-board g.piece[data-square='e0']"))
+            .await
+            .is_ok()
+    })
+    .await;
+    for sq in ["c5", "b7"] {
+        c.find(Locator::Css(&format!(
+            "#puzzle-board rect.point[data-square='{sq}']"
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    wait_for(30, "the mistake", || async {
+        let fb = c.find(Locator::Css("#feedback")).await.unwrap();
+        fb.text().await.unwrap_or_default().contains("mistake")
+    })
+    .await;
+
+    // the explorer: a table position with every move valued
+    c.goto(&format!("{url}/#explorer")).await.unwrap();
+    let fen = "3a5/4k4/9/4N4/9/9/9/9/9/3K5 w - - 0 1";
+    wait_for(20, "the explorer", || async {
+        c.find(Locator::Css("#explorer-board svg")).await.is_ok()
+    })
+    .await;
+    let input = c.find(Locator::Css("#fen")).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys(fen).await.unwrap();
+    c.find(Locator::Css("#e-load"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(20, "the moves with their values", || async {
+        let rows = c
+            .find_all(Locator::Css("#e-moves tbody tr"))
+            .await
+            .unwrap_or_default();
+        let verdict = c.find(Locator::Css("#e-verdict")).await.unwrap();
+        !rows.is_empty() && verdict.text().await.unwrap_or_default().contains("KNKA")
+    })
+    .await;
+    if let Some(d) = &shots {
+        std::fs::write(d.join("explorer.png"), c.screenshot().await.unwrap()).unwrap();
+    }
+
+    // theory: a saying whose tables are built
+    c.goto(&format!("{url}/#theory")).await.unwrap();
+    wait_for(20, "the sayings", || async {
+        c.find(Locator::Css("#t-claim")).await.is_ok()
+    })
+    .await;
+    let claim = c.find(Locator::Css("#t-claim")).await.unwrap();
+    claim.clear().await.unwrap();
+    claim.send_keys("单马胜单士").await.unwrap();
+    c.find(Locator::Css("#t-measure"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(30, "the verdict", || async {
+        let v = c.find(Locator::Css("#t-verdict")).await.unwrap();
+        v.text()
+            .await
+            .unwrap_or_default()
+            .contains("单马胜单士（马对士）")
+    })
+    .await;
+    c.find(Locator::Css("#t-heat"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(30, "the heatmap", || async {
+        c.find_all(Locator::Css("#t-heatmap g.heat"))
+            .await
+            .map(|v| v.len() == 90)
+            .unwrap_or(false)
+    })
+    .await;
+    if let Some(d) = &shots {
+        std::fs::write(d.join("theory.png"), c.screenshot().await.unwrap()).unwrap();
+    }
+    c.close().await.unwrap();
+}
