@@ -188,6 +188,12 @@ fn a_stop_gives_unknown_with_what_was_proven() {
     let s = solve(&pos, &o, None).unwrap();
     assert_eq!(s.verdict, Verdict::Unknown);
     assert!(s.searched_plies < 29 && s.searched_plies % 2 == 1);
+    // a node limit stops it too, near the limit
+    let mut o = Options::new(15);
+    o.max_nodes = Some(50_000);
+    let s = solve(&pos, &o, None).unwrap();
+    assert_eq!(s.verdict, Verdict::Unknown);
+    assert!(s.nodes < 50_000 + 64 * 1024, "{}", s.nodes);
 }
 
 /// For each legal move: the table's value for the mover, as the solver would state it

@@ -44,6 +44,8 @@ const HEAVY_AT_ONCE: usize = 2;
 /// The solver's time limit per request: the default and the most a request may ask.
 const SOLVE_DEFAULT_SECONDS: f64 = 5.0;
 const SOLVE_MAX_SECONDS: f64 = 20.0;
+/// The solver's node limit per request (about 40 s of work on one core at its slowest).
+const SOLVE_MAX_NODES: u64 = 200_000_000;
 /// The solver's transposition table per request, in MB.
 const SOLVE_HASH_MB: usize = 16;
 /// The longest FEN, claim or move text a request may send, in bytes.
@@ -183,6 +185,7 @@ async fn solve(
     let _permit = heavy_permit(&state)?;
     let mut options = Options::new(max_moves);
     options.time = Some(Duration::from_secs_f64(seconds));
+    options.max_nodes = Some(SOLVE_MAX_NODES);
     options.hash_mb = SOLVE_HASH_MB;
     let stop = options.stop.clone();
     let st = state.clone();

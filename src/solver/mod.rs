@@ -57,6 +57,8 @@ pub struct Options {
     pub max_moves: u32,
     /// Stop when this much time has passed (the answer is then what was proven).
     pub time: Option<Duration>,
+    /// Stop after about this many nodes (checked every 1,024 nodes of each thread).
+    pub max_nodes: Option<u64>,
     /// Stop when this is set (Ctrl-C).
     pub stop: Arc<AtomicBool>,
     /// Transposition table size in MB.
@@ -70,6 +72,7 @@ impl Options {
         Options {
             max_moves,
             time: None,
+            max_nodes: None,
             stop: Arc::new(AtomicBool::new(false)),
             hash_mb: DEFAULT_HASH_MB,
             live: Arc::new(Live::default()),
@@ -155,6 +158,7 @@ pub fn solve(
         attacker: pos.turn(),
         stop: &options.stop,
         deadline: options.time.map(|t| start + t),
+        max_nodes: options.max_nodes,
         nodes: &nodes,
     };
     let roots: Vec<Move> = pos.legal_moves().to_vec();
@@ -230,6 +234,7 @@ pub fn solve(
         let pv_shared = Shared {
             stop: &pv_stop,
             deadline: Some(Instant::now() + Duration::from_secs(5)),
+            max_nodes: None,
             ..shared
         };
         let mut searcher = Searcher::new(&pv_shared);
@@ -261,6 +266,7 @@ pub fn mate_distance(
         attacker,
         stop: &options.stop,
         deadline: options.time.map(|t| start + t),
+        max_nodes: options.max_nodes,
         nodes: &nodes,
     };
     let mut searcher = Searcher::new(&shared);

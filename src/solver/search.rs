@@ -34,6 +34,7 @@ pub struct Shared<'a> {
     pub attacker: Color,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
+    pub max_nodes: Option<u64>,
     pub nodes: &'a AtomicU64,
 }
 
@@ -96,12 +97,19 @@ impl<'a> Searcher<'a> {
 
     fn tick(&mut self) -> Result<(), Stop> {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 {
+        // (mate-in-one tries add to the count between ticks, so test a threshold rather
+        // than an exact multiple)
+        if self.nodes >= 1024 {
             self.flush_nodes();
             if self.shared.stop.load(Relaxed) {
                 return Err(Stop::Interrupted);
             }
-            if self.shared.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.shared.deadline.is_some_and(|d| Instant::now() >= d)
+                || self
+                    .shared
+                    .max_nodes
+                    .is_some_and(|n| self.shared.nodes.load(Relaxed) >= n)
+            {
                 self.shared.stop.store(true, Relaxed);
                 return Err(Stop::Interrupted);
             }
