@@ -1,6 +1,9 @@
 //! `canju gen`, `deps`, `info`, `probe`, `stats`, `verify` driven as a user would,
 //! including damaged table files.
 
+mod common;
+
+use common::canju;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -21,14 +24,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn canju(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_canju"))
-        .args(args)
-        .env_remove("CANJU_TB_DIR")
-        .output()
-        .unwrap()
 }
 
 fn out(o: &Output) -> String {

@@ -3,22 +3,13 @@
 //! counter-examples against the tables, and the command against bad input.
 
 use std::collections::HashMap;
-use std::process::{Command, Output};
 
 mod common;
 
 use canju::tablebase::{Tablebase, Value};
 use canju::theory::{self, Claim, Counts, Level, Lore, Request};
 use canju::{Color, Kind, Position, Square};
-use common::{TempDir, build_tables as build};
-
-fn canju(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_canju"))
-        .args(args)
-        .env_remove("CANJU_TB_DIR")
-        .output()
-        .unwrap()
-}
+use common::{TempDir, build_tables as build, canju};
 
 /// A FEN from pieces on points (a FEN letter and a point each).
 fn fen_of(pieces: &[(char, Square)], turn: Color) -> String {

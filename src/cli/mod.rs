@@ -6,6 +6,7 @@ mod output;
 
 mod board;
 mod perft;
+mod plan;
 mod play;
 mod puzzle;
 mod serve;
@@ -76,9 +77,31 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Build this table alone; the tables it falls into must be there (a job of
+        /// `canju plan`).
+        #[arg(long)]
+        no_deps: bool,
     },
     /// List the endgames a material falls into after captures, in build order.
     Deps { material: String },
+    /// Print the build of a material's tables as a workflow of independent jobs, one
+    /// `canju gen TABLE --no-deps` each, for make or Snakemake (on one machine or a
+    /// cluster).
+    Plan {
+        material: String,
+        /// make or snakemake.
+        #[arg(long, default_value = "make")]
+        format: String,
+        /// The directory the jobs build into (default: $CANJU_TB_DIR, else tablebases/).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The canju program the jobs run (default: canju on PATH).
+        #[arg(long, default_value = "canju")]
+        bin: String,
+        /// Threads each job uses (default: one per core of the machine that runs it).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Index size and table size of a material at once; legal positions from its table, or
     /// counted with --count.
     Info {
@@ -499,7 +522,15 @@ pub fn run() -> ExitCode {
             material,
             dir,
             threads,
-        }) => tb::gen_cmd(&material, &dir, threads),
+            no_deps,
+        }) => tb::gen_cmd(&material, &dir, threads, no_deps),
+        Some(Command::Plan {
+            material,
+            format,
+            dir,
+            bin,
+            threads,
+        }) => plan::run(&material, &format, &dir, &bin, threads),
         Some(Command::Deps { material }) => tb::deps_cmd(&material),
         Some(Command::Info {
             material,

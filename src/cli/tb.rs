@@ -208,9 +208,22 @@ fn generate_with(
         .map_err(table_error)
 }
 
-pub fn gen_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
+pub fn gen_cmd(
+    sig: &str,
+    dir: &Option<PathBuf>,
+    threads: Option<usize>,
+    no_deps: bool,
+) -> CliResult {
     let m = material_arg(sig)?;
     let tb = Tablebase::new(table_dir(dir)?);
+    if no_deps {
+        let pool = thread_pool(threads)?;
+        let r = pool
+            .install(|| canju::tablebase::build::build_without_deps(m, &tb, &progress_for))
+            .map_err(table_error)?;
+        outln!("{}", summary(&r));
+        return Ok(());
+    }
     generate_all(m, &tb, threads)
 }
 

@@ -39,47 +39,76 @@ pub fn build(
     tb.prepare_dir()?;
     let mut out = Vec::new();
     for m in material.build_order() {
-        let path = tb.path_of(&m);
-        let start = Instant::now();
-        if path.exists() {
-            let (header, outcome) = match tb.table(m) {
-                Ok(table) => {
-                    table.check_all()?;
-                    (table.header().clone(), Outcome::Present)
-                }
-                Err(TableError::OldFormat { .. }) => {
-                    (legacy::convert(&path, &m)?, Outcome::Converted)
-                }
-                Err(e) => return Err(e),
-            };
-            let r = Report {
-                material: m,
-                outcome,
-                header,
-                seconds: start.elapsed().as_secs_f64(),
-            };
-            // unmap it: reading it all for the checksum need not stay in memory
-            tb.forget(&m);
-            report(&r);
-            out.push(r);
-            continue;
-        }
-        remove_stale_temporaries(&path);
-        let p = progress(&m);
-        let solved = solve(m, tb, p.as_ref())?;
-        drop(p);
-        write(&path, &solved.header, &solved.red, &solved.black)?;
-        tb.forget(&m);
-        let r = Report {
-            material: m,
-            outcome: Outcome::Built,
-            header: solved.header,
-            seconds: start.elapsed().as_secs_f64(),
-        };
+        let r = build_table(m, tb, progress)?;
         report(&r);
         out.push(r);
     }
     Ok(out)
+}
+
+/// Builds one table whose capture sub-tables are already built (a job of a plan that
+/// builds a family in parallel, e.g. on a cluster); a missing sub-table is an error that
+/// names it. A sound table already present is checked and kept.
+pub fn build_without_deps(
+    material: Material,
+    tb: &Tablebase,
+    progress: &dyn Fn(&Material) -> Box<dyn Progress>,
+) -> Result<Report, TableError> {
+    tb.prepare_dir()?;
+    let m = material.canonical();
+    if !tb.path_of(&m).exists() {
+        for sub in m.captures() {
+            if !tb.path_of(&sub).exists() {
+                return Err(TableError::Unsupported(format!(
+                    "{m} needs the table of {sub} ({}), which is not in {}: build it first (canju gen {sub} --no-deps), or drop --no-deps",
+                    sub.chinese(),
+                    tb.dir().display()
+                )));
+            }
+        }
+    }
+    build_table(m, tb, progress)
+}
+
+/// Builds one table, or checks and keeps (or converts) the one present.
+fn build_table(
+    m: Material,
+    tb: &Tablebase,
+    progress: &dyn Fn(&Material) -> Box<dyn Progress>,
+) -> Result<Report, TableError> {
+    let path = tb.path_of(&m);
+    let start = Instant::now();
+    if path.exists() {
+        let (header, outcome) = match tb.table(m) {
+            Ok(table) => {
+                table.check_all()?;
+                (table.header().clone(), Outcome::Present)
+            }
+            Err(TableError::OldFormat { .. }) => (legacy::convert(&path, &m)?, Outcome::Converted),
+            Err(e) => return Err(e),
+        };
+        let r = Report {
+            material: m,
+            outcome,
+            header,
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        // unmap it: reading it all for the checksum need not stay in memory
+        tb.forget(&m);
+        return Ok(r);
+    }
+    remove_stale_temporaries(&path);
+    let p = progress(&m);
+    let solved = solve(m, tb, p.as_ref())?;
+    drop(p);
+    write(&path, &solved.header, &solved.red, &solved.black)?;
+    tb.forget(&m);
+    Ok(Report {
+        material: m,
+        outcome: Outcome::Built,
+        header: solved.header,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 /// Removes temporary files that a killed run left for this table (`NAME.ctb.tmpPID`, where

@@ -187,3 +187,12 @@ pub fn build_tables(tb: &canju::tablebase::Tablebase, sig: &str) {
     )
     .unwrap();
 }
+
+/// Runs the canju binary with the default table directory unset.
+pub fn canju(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(args)
+        .env_remove("CANJU_TB_DIR")
+        .output()
+        .unwrap()
+}

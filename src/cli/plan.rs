@@ -1,0 +1,112 @@
+//! `canju plan`: a material's tables as a DAG of independent jobs (each table needs only
+//! the tables its captures lead into), printed as a Makefile or a Snakemake workflow, so
+//! that an existing engine runs them in parallel, on one machine or on a cluster.
+
+use std::path::PathBuf;
+
+use canju::material::Material;
+use canju::tablebase::format::file_name;
+
+use super::tb::{material_arg, table_dir};
+use super::{CliError, CliResult};
+
+/// Characters a path or program may hold in a plan: the shells and make read them as
+/// they are.
+fn plain(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "/._-+:@~".contains(c))
+}
+
+pub fn run(
+    sig: &str,
+    format: &str,
+    dir: &Option<PathBuf>,
+    bin: &str,
+    threads: Option<usize>,
+) -> CliResult {
+    let m = material_arg(sig)?;
+    let dir = table_dir(dir)?;
+    let dir_text = dir.to_string_lossy().into_owned();
+    if !plain(&dir_text) {
+        return Err(CliError::input(format!(
+            "--dir '{dir_text}': a plan names it in make and shell lines; use a path of letters, digits and / . _ - + : @ ~"
+        )));
+    }
+    if !plain(bin) {
+        return Err(CliError::input(format!(
+            "--bin '{bin}': use a path of letters, digits and / . _ - + : @ ~"
+        )));
+    }
+    if threads.is_some_and(|t| t == 0 || t > 256) {
+        return Err(CliError::input("--threads: between 1 and 256"));
+    }
+    let jobs: Vec<(Material, Vec<Material>)> = m
+        .build_order()
+        .into_iter()
+        .map(|t| (t, t.captures()))
+        .collect();
+    let threads_arg = threads.map_or(String::new(), |t| format!(" --threads {t}"));
+    let head = format!(
+        "canju plan {m} ({}): {} tables, one job each; a job needs the tables its captures lead into",
+        m.chinese(),
+        jobs.len()
+    );
+    match format {
+        "make" => {
+            outln!("# {head}.");
+            outln!("# Run: make -f THIS_FILE -j 2 (each job uses the threads it is given)");
+            outln!("CANJU := {bin}");
+            outln!("DIR := {dir_text}");
+            outln!();
+            outln!(".PHONY: all");
+            outln!("all: $(DIR)/{}", file_name(&m));
+            for (t, subs) in &jobs {
+                let deps: Vec<String> = subs
+                    .iter()
+                    .map(|s| format!("$(DIR)/{}", file_name(s)))
+                    .collect();
+                outln!();
+                outln!(
+                    "$(DIR)/{}:{}{}",
+                    file_name(t),
+                    if deps.is_empty() { "" } else { " " },
+                    deps.join(" ")
+                );
+                outln!("\t$(CANJU) gen {t} --no-deps --dir $(DIR){threads_arg}");
+            }
+        }
+        "snakemake" => {
+            outln!("# {head}.");
+            outln!(
+                "# Run: snakemake -s THIS_FILE --cores 2 (or on Slurm: --executor slurm --jobs N)"
+            );
+            outln!();
+            outln!("rule all:");
+            outln!("    input: \"{dir_text}/{}\"", file_name(&m));
+            for (t, subs) in &jobs {
+                outln!();
+                outln!("rule table_{t}:");
+                if !subs.is_empty() {
+                    let deps: Vec<String> = subs
+                        .iter()
+                        .map(|s| format!("\"{dir_text}/{}\"", file_name(s)))
+                        .collect();
+                    outln!("    input: {}", deps.join(", "));
+                }
+                outln!("    output: \"{dir_text}/{}\"", file_name(t));
+                if let Some(n) = threads {
+                    outln!("    threads: {n}");
+                }
+                outln!("    shell: \"{bin} gen {t} --no-deps --dir {dir_text}{threads_arg}\"");
+            }
+        }
+        other => {
+            return Err(CliError::input(format!(
+                "--format '{other}': make or snakemake"
+            )));
+        }
+    }
+    Ok(())
+}
