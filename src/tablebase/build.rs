@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::format::{Header, TableError, legacy, write};
 use super::generate::{Progress, solve};
+use super::index::MAX_PIECES;
 use super::probe::Tablebase;
 use crate::material::Material;
 
@@ -36,6 +37,7 @@ pub fn build(
     progress: &dyn Fn(&Material) -> Box<dyn Progress>,
     report: &mut dyn FnMut(&Report),
 ) -> Result<Vec<Report>, TableError> {
+    check_size(&material)?;
     tb.prepare_dir()?;
     let mut out = Vec::new();
     for m in material.build_order() {
@@ -54,6 +56,7 @@ pub fn build_without_deps(
     tb: &Tablebase,
     progress: &dyn Fn(&Material) -> Box<dyn Progress>,
 ) -> Result<Report, TableError> {
+    check_size(&material)?;
     tb.prepare_dir()?;
     let m = material.canonical();
     if !tb.path_of(&m).exists() {
@@ -68,6 +71,18 @@ pub fn build_without_deps(
         }
     }
     build_table(m, tb, progress)
+}
+
+/// Refuses, before any work, a material with more pieces than a table holds (its smaller
+/// sub-tables would otherwise be built first, for nothing).
+fn check_size(material: &Material) -> Result<(), TableError> {
+    if material.piece_count() > MAX_PIECES {
+        return Err(TableError::Unsupported(format!(
+            "{material}: {} pieces; canju's tables hold at most {MAX_PIECES} (both generals included)",
+            material.piece_count()
+        )));
+    }
+    Ok(())
 }
 
 /// Builds one table, or checks and keeps (or converts) the one present.

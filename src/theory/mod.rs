@@ -203,14 +203,11 @@ pub struct Claim {
     pub scope: Scope,
 }
 
-/// A claim that is neither a saying canju knows nor a material.
+/// A claim canju cannot measure: neither a saying it knows nor a material, or a material
+/// larger than any table.
 #[derive(Debug, thiserror::Error)]
-#[error("'{text}' is neither a saying canju knows nor a material ({reason}); sayings: {known}")]
-pub struct ClaimError {
-    text: String,
-    reason: String,
-    known: String,
-}
+#[error("{0}")]
+pub struct ClaimError(String);
 
 impl Claim {
     /// Reads a saying (any known form) or a material (any form `gen` reads).
@@ -225,7 +222,12 @@ impl Claim {
                 scope: s.scope,
             });
         }
+        let shown: String = text.chars().take(40).collect();
         match text.parse::<Material>() {
+            Ok(m) if m.piece_count() > MAX_PIECES => Err(ClaimError(format!(
+                "'{shown}': {} pieces; canju's tables hold at most {MAX_PIECES} (both generals included)",
+                m.piece_count()
+            ))),
             Ok(m) => Ok(Claim {
                 text: text.trim().to_string(),
                 material: m.canonical(),
@@ -233,15 +235,14 @@ impl Claim {
                 lore: None,
                 scope: Scope::default(),
             }),
-            Err(e) => Err(ClaimError {
-                text: text.chars().take(40).collect(),
-                reason: e.to_string(),
-                known: SAYINGS
+            Err(e) => Err(ClaimError(format!(
+                "'{shown}' is neither a saying canju knows nor a material ({e}); sayings: {}",
+                SAYINGS
                     .iter()
                     .map(|s| s.text)
                     .collect::<Vec<_>>()
-                    .join(", "),
-            }),
+                    .join(", ")
+            ))),
         }
     }
 
