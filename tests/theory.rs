@@ -376,6 +376,10 @@ fn bad_claims_and_arguments_are_one_line_errors() {
             "neither a saying canju knows nor a material",
         ),
         (
+            vec!["theory", "KRRNNCCKAABB"],
+            "12 pieces; canju's tables hold at most 10",
+        ),
+        (
             vec!["theory", "KCK", "--heatmap", "炮"],
             "--heatmap needs -o",
         ),
