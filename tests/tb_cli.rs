@@ -299,3 +299,30 @@ fn a_killed_run_leaves_no_table_that_looks_complete() {
         out(&o)
     );
 }
+
+#[test]
+fn a_build_that_cannot_fit_is_refused_up_front() {
+    // 303 GB of entries for the largest table: more memory than any test machine has
+    let dir = std::env::temp_dir().join(format!("canju-too-big-{}", std::process::id()));
+    for args in [
+        vec!["gen", "KRRNNKAABB", "--dir", dir.to_str().unwrap()],
+        vec![
+            "gen",
+            "KRRNNKAABB",
+            "--no-deps",
+            "--dir",
+            dir.to_str().unwrap(),
+        ],
+        vec!["theory", "KRRNNKAABB", "--dir", dir.to_str().unwrap()],
+    ] {
+        let o = canju(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("KRRNNKAABB cannot be built here: KRRNNKAABB needs 303.2 GB of memory"),
+            "{err}"
+        );
+    }
+    assert!(!dir.exists(), "nothing was written");
+}

@@ -203,6 +203,7 @@ fn generate_with(
     threads: Option<usize>,
     each: &mut (dyn FnMut(&Report) + Send),
 ) -> Result<Vec<Report>, CliError> {
+    check_fits(material, tb)?;
     let pool = thread_pool(threads)?;
     pool.install(|| build(material, tb, &progress_for, each))
         .map_err(table_error)
@@ -217,6 +218,7 @@ pub fn gen_cmd(
     let m = material_arg(sig)?;
     let tb = Tablebase::new(table_dir(dir)?);
     if no_deps {
+        check_fits(m, &tb)?;
         let pool = thread_pool(threads)?;
         let r = pool
             .install(|| canju::tablebase::build::build_without_deps(m, &tb, &progress_for))
@@ -225,6 +227,41 @@ pub fn gen_cmd(
         return Ok(());
     }
     generate_all(m, &tb, threads)
+}
+
+/// Memory the system can give now (MemAvailable), where /proc tells.
+fn memory_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Free bytes on the file system of `dir` (or of its nearest existing ancestor).
+fn disk_free(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut d = dir.to_path_buf();
+    while !d.exists() {
+        d = d.parent()?.to_path_buf();
+        if d.as_os_str().is_empty() {
+            d = PathBuf::from(".");
+        }
+    }
+    let c = std::ffi::CString::new(d.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid C string and a zeroed out-parameter of the right type.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
+    (rc == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Refuses, with the numbers, a build that cannot fit this machine's memory or disk.
+fn check_fits(m: Material, tb: &Tablebase) -> CliResult {
+    let r = canju::tablebase::build::requirements(m, tb).map_err(table_error)?;
+    r.fits(memory_available(), disk_free(tb.dir()))
+        .map_err(|why| CliError {
+            code: 1,
+            message: format!("{m} cannot be built here: {why}"),
+        })
 }
 
 /// Builds a material's tables and closes with one line for the whole job.

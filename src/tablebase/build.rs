@@ -73,6 +73,73 @@ pub fn build_without_deps(
     build_table(m, tb, progress)
 }
 
+/// What building a material's missing tables takes, known before any work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirements {
+    /// Tables not yet in the directory.
+    pub missing: Vec<Material>,
+    /// Bytes of the files to write (one byte per entry and side to move, plus headers).
+    pub disk_bytes: u64,
+    /// The largest table to build, and the bytes of its two arrays of entries, which the
+    /// generator holds in memory at once.
+    pub largest: Option<(Material, u64)>,
+}
+
+/// The tables `material` still needs in `tb`, and their size on disk and in memory.
+pub fn requirements(material: Material, tb: &Tablebase) -> Result<Requirements, TableError> {
+    check_size(&material)?;
+    let mut r = Requirements {
+        missing: Vec::new(),
+        disk_bytes: 0,
+        largest: None,
+    };
+    for m in material.build_order() {
+        if tb.path_of(&m).exists() {
+            continue;
+        }
+        let entries = super::index::Layout::new(m)
+            .map(|l| l.size())
+            .unwrap_or_default();
+        let bytes = 2 * entries;
+        // the header and block table: 16 bytes per 65,536-entry block and side, and a page
+        r.disk_bytes += bytes + 16 * (2 * entries).div_ceil(65_536) + 4096;
+        if r.largest.is_none_or(|(_, b)| bytes > b) {
+            r.largest = Some((m, bytes));
+        }
+        r.missing.push(m);
+    }
+    Ok(r)
+}
+
+impl Requirements {
+    /// Whether the build fits the memory and the free disk given (in bytes): the largest
+    /// table's arrays must fit in memory, and every file, with room for the temporary copy
+    /// of the largest while it is written, on the disk. `None` for a number not known.
+    pub fn fits(&self, memory: Option<u64>, disk: Option<u64>) -> Result<(), String> {
+        let gb = |b: u64| b as f64 / 1e9;
+        if let (Some((m, need)), Some(have)) = (self.largest, memory)
+            && need > have
+        {
+            return Err(format!(
+                "{m} needs {:.1} GB of memory for its two arrays of entries, and {:.1} GB is available",
+                gb(need),
+                gb(have)
+            ));
+        }
+        if let Some(have) = disk
+            && self.disk_bytes > have
+        {
+            return Err(format!(
+                "the {} tables to build take {:.1} GB on disk, and {:.1} GB is free",
+                self.missing.len(),
+                gb(self.disk_bytes),
+                gb(have)
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Refuses, before any work, a material with more pieces than a table holds (its smaller
 /// sub-tables would otherwise be built first, for nothing).
 fn check_size(material: &Material) -> Result<(), TableError> {
@@ -147,5 +214,56 @@ fn remove_stale_temporaries(path: &std::path::Path) {
         if pid.parse::<u32>().is_ok() && !std::path::Path::new("/proc").join(pid).exists() {
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(largest: u64, disk: u64) -> Requirements {
+        Requirements {
+            missing: vec!["KRPKRAABB".parse().unwrap()],
+            disk_bytes: disk,
+            largest: Some(("KRPKRAABB".parse().unwrap(), largest)),
+        }
+    }
+
+    #[test]
+    fn a_build_that_does_not_fit_is_refused_with_the_numbers() {
+        assert!(
+            req(8_400_000_000, 19_000_000_000)
+                .fits(Some(24_000_000_000), Some(100_000_000_000))
+                .is_ok()
+        );
+        let e = req(8_400_000_000, 19_000_000_000)
+            .fits(Some(6_000_000_000), None)
+            .unwrap_err();
+        assert!(
+            e.contains("8.4 GB of memory") && e.contains("6.0 GB is available"),
+            "{e}"
+        );
+        let e = req(1, 19_000_000_000)
+            .fits(None, Some(10_000_000_000))
+            .unwrap_err();
+        assert!(
+            e.contains("19.0 GB on disk") && e.contains("10.0 GB is free"),
+            "{e}"
+        );
+        // unknown numbers are not a refusal
+        assert!(req(u64::MAX, u64::MAX).fits(None, None).is_ok());
+    }
+
+    #[test]
+    fn requirements_count_the_missing_tables() {
+        let dir = std::env::temp_dir().join(format!("canju-req-{}", std::process::id()));
+        let tb = Tablebase::new(&dir);
+        let m: Material = "KNPK".parse().unwrap();
+        let r = requirements(m, &tb).unwrap();
+        assert_eq!(r.missing.len(), m.build_order().len());
+        assert_eq!(r.largest.unwrap().0, m);
+        assert!(r.disk_bytes > r.largest.unwrap().1);
+        let big: Material = "KRRNNCCKAABB".parse().unwrap();
+        assert!(requirements(big, &tb).is_err());
     }
 }
