@@ -252,8 +252,8 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
-    /// Serve the tables, the solver, the puzzles and the theory reports as a JSON API on
-    /// a local HTTP server.
+    /// Serve a page (puzzles, explorer, theory) and a JSON API (tables, solver, puzzles,
+    /// theory) on a local HTTP server.
     Serve {
         /// The address to listen on (localhost unless told otherwise).
         #[arg(long, default_value = "127.0.0.1")]
