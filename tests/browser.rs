@@ -273,6 +273,42 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
     if let Some(d) = &shots {
         std::fs::write(d.join("explorer.png"), c.screenshot().await.unwrap()).unwrap();
     }
+    // placing a piece: Edit, the red chariot from the palette, the point a5
+    c.find(Locator::Css("#e-edit"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Css("#palette button[title='R']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Css("#explorer-board rect.point[data-square='a5']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(20, "the placed chariot", || async {
+        c.find(Locator::Css(
+            "#explorer-board g.piece[data-square='a5'][data-piece='R']",
+        ))
+        .await
+        .is_ok()
+    })
+    .await;
+    let fen = c
+        .find(Locator::Css("#fen"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(fen.starts_with("3a5/4k4/9/4N4/R8/"), "{fen}");
 
     // theory: a saying whose tables are built
     c.goto(&format!("{url}/#theory")).await.unwrap();

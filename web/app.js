@@ -354,7 +354,7 @@ async function probe(info) {
     $('#footer').textContent = `canju — perfect play from its own tables; rules: ${p.rules} (a game that never ends is a draw)`;
     for (const m of p.moves) row(m, m.verdict, m.plies);
   } catch (e) {
-    $('#e-verdict').textContent = `no table: ${e.message}. The solver proves forced mates here:`;
+    $('#e-verdict').textContent = `No table value (${e.message.split(';')[0]}). “Solve” below proves forced mates.`;
     for (const m of info.moves) row(m, '', null);
   }
 }
