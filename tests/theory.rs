@@ -380,6 +380,14 @@ fn bad_claims_and_arguments_are_one_line_errors() {
             "12 pieces; canju's tables hold at most 10",
         ),
         (
+            vec!["theory"],
+            "the following required arguments were not provided: <CLAIM>",
+        ),
+        (
+            vec!["theory", "KCK", "--list"],
+            "cannot be used with '--list'",
+        ),
+        (
             vec!["theory", "KCK", "--heatmap", "炮"],
             "--heatmap needs -o",
         ),
@@ -408,5 +416,19 @@ fn bad_claims_and_arguments_are_one_line_errors() {
         assert!(!out.status.success(), "{args:?}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn the_sayings_are_listed() {
+    let o = canju(&["theory", "--list"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    for s in theory::SAYINGS {
+        assert!(
+            text.contains(&format!("{}  ", s.text)) && text.contains(&format!("({})", s.material)),
+            "{}: {text}",
+            s.text
+        );
     }
 }

@@ -220,7 +220,11 @@ enum Command {
     /// heatmap. Tables are built first when missing.
     Theory {
         /// A saying (马卒难破士相全, 单车难胜士象全 …) or a material (KNPKAABB, 马兵对士象全).
-        claim: String,
+        #[arg(required_unless_present = "list")]
+        claim: Option<String>,
+        /// List the sayings canju knows, with their material, verdict and scope.
+        #[arg(long, conflicts_with_all = ["claim", "json", "markdown", "heatmap", "lore"])]
+        list: bool,
         /// The report as JSON.
         #[arg(long)]
         json: bool,
@@ -395,9 +399,27 @@ fn argument_error(e: clap::Error) -> ExitCode {
         }
         _ => {
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad arguments");
+            let mut lines = text.lines();
+            let first = lines.next().unwrap_or("bad arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            errln!("canju: error: {first} (see canju --help)");
+            // "the following required arguments were not provided:" names them on the
+            // indented lines below it
+            let named: Vec<&str> = if first.ends_with(':') {
+                lines
+                    .take_while(|l| l.starts_with("  "))
+                    .map(str::trim)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if named.is_empty() {
+                errln!("canju: error: {first} (see canju --help)");
+            } else {
+                errln!(
+                    "canju: error: {first} {} (see canju --help)",
+                    named.join(", ")
+                );
+            }
             ExitCode::from(2)
         }
     }
@@ -428,6 +450,7 @@ pub fn run() -> ExitCode {
         }) => board::diagram(&fen, &output, &arrow, &mark, flip),
         Some(Command::Theory {
             claim,
+            list,
             json,
             markdown,
             limit,
@@ -437,18 +460,21 @@ pub fn run() -> ExitCode {
             output,
             dir,
             threads,
-        }) => theory::run(theory::TheoryArgs {
-            claim: &claim,
-            json,
-            markdown,
-            limit,
-            lore: &lore,
-            heatmap: &heatmap,
-            side: &side,
-            output: &output,
-            dir: &dir,
-            threads,
-        }),
+        }) => match claim {
+            Some(claim) if !list => theory::run(theory::TheoryArgs {
+                claim: &claim,
+                json,
+                markdown,
+                limit,
+                lore: &lore,
+                heatmap: &heatmap,
+                side: &side,
+                output: &output,
+                dir: &dir,
+                threads,
+            }),
+            _ => theory::list(),
+        },
         Some(Command::Serve {
             host,
             port,

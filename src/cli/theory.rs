@@ -60,6 +60,26 @@ fn side_arg(text: &str) -> Result<Color, CliError> {
     }
 }
 
+/// `canju theory --list`: the sayings, with their material, claimed verdict and scope.
+pub fn list() -> CliResult {
+    for s in theory::SAYINGS {
+        let m: canju::material::Material = s.material.parse().map_err(CliError::input)?;
+        outln!(
+            "{}  {} ({})  lore: {} ({}), {}",
+            s.text,
+            m.chinese(),
+            s.material,
+            s.lore,
+            s.lore.chinese(),
+            s.scope.english()
+        );
+        if !s.aliases.is_empty() {
+            outln!("    also: {}", s.aliases.join(", "));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(a: TheoryArgs) -> CliResult {
     let mut claim = Claim::parse(a.claim).map_err(CliError::input)?;
     if let Some(l) = a.lore {
