@@ -150,6 +150,19 @@ impl Kind {
         })
     }
 
+    /// Reads a kind as a person writes it: a letter (K R N H C P A B E, any case), a
+    /// Chinese character of either side, or an English name (horse, soldier …).
+    pub fn from_name(text: &str) -> Option<Kind> {
+        let t = text.trim();
+        let mut chars = t.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            return Kind::from_letter(c.to_ascii_uppercase()).or(Kind::from_chinese(c));
+        }
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(t))
+    }
+
     /// Straight movers (general, chariot, cannon, soldier) count steps when moving
     /// forward or back; the others (advisor, elephant, horse) name the destination file.
     pub const fn moves_straight(self) -> bool {

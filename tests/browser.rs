@@ -6,9 +6,8 @@
 //!
 //! `CANJU_SCREENSHOTS=DIR` saves a screenshot of each page there (README's pictures).
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,7 +15,7 @@ use fantoccini::{ClientBuilder, Locator};
 
 mod common;
 
-use common::{TempDir, build_tables};
+use common::{Server, TempDir, build_tables};
 
 struct Killed(Child);
 
@@ -46,27 +45,6 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
-}
-
-fn start_server(tables: &Path, home: &Path) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_canju"))
-        .args(["serve", "--port", "0", "--dir", tables.to_str().unwrap()])
-        .env("CANJU_HOME", home)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .trim_end_matches('/')
-        .to_string();
-    (Killed(child), url)
 }
 
 /// Waits until `f` holds, polling, for at most `secs` seconds.
@@ -107,7 +85,8 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
     let home = dir.0.join("home");
     std::fs::create_dir_all(&home).unwrap();
     build_tables(&canju::tablebase::Tablebase::new(&tables), "KNKA");
-    let (_server, url) = start_server(&tables, &home);
+    let server = Server::start(&tables, &home);
+    let url = format!("http://{}", server.addr);
     let port = free_port();
     let _driver = Killed(
         Command::new(&driver)
@@ -244,6 +223,45 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
         fb.text().await.unwrap_or_default().contains("mistake")
     })
     .await;
+    // undo, then a hint (an arrow and the move), the solution, and the next puzzle
+    let feedback = || async {
+        c.find(Locator::Css("#feedback"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap_or_default()
+    };
+    for (button, want) in [
+        ("#p-undo", ""),
+        ("#p-hint", "hint: 帅五进一"),
+        ("#p-solution", "solution: 1. 帅五进一"),
+    ] {
+        c.find(Locator::Css(button))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_for(30, want, || async { feedback().await.contains(want) }).await;
+    }
+    assert!(
+        c.find(Locator::Css("#puzzle-board line.arrow"))
+            .await
+            .is_ok()
+    );
+    c.find(Locator::Css("#p-next"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(20, "the next puzzle", || async {
+        let title = c.find(Locator::Css("#puzzle-title")).await.unwrap();
+        let t = title.text().await.unwrap_or_default();
+        !t.is_empty() && !t.starts_with("pattern-002")
+    })
+    .await;
 
     // the explorer: a table position with every move valued
     c.goto(&format!("{url}/#explorer")).await.unwrap();
@@ -273,6 +291,21 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
     if let Some(d) = &shots {
         std::fs::write(d.join("explorer.png"), c.screenshot().await.unwrap()).unwrap();
     }
+    // the solver on request: this win takes 6 moves, so none within 4 is proven
+    c.find(Locator::Css("#e-solve"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(30, "the solver's answer", || async {
+        let out = c.find(Locator::Css("#e-solution")).await.unwrap();
+        out.text()
+            .await
+            .unwrap_or_default()
+            .contains("no forced win within 4 moves (proven)")
+    })
+    .await;
     // placing a piece: Edit, the red chariot from the palette, the point a5
     c.find(Locator::Css("#e-edit"))
         .await

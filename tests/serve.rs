@@ -2,51 +2,16 @@
 //! client over TCP: answers checked against the library, bad input answered with 4xx, and
 //! a burst of concurrent requests leaving the server up.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 mod common;
 
 use canju::Position;
 use canju::tablebase::{Tablebase, Value};
-use common::{TempDir, build_tables as build};
-
-/// A running server, stopped when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(tables: &std::path::Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_canju"))
-        .args(["serve", "--port", "0", "--dir", tables.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    // "canju serve: http://127.0.0.1:PORT/ (page) and …; Ctrl-C stops"
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-    Server { child, addr }
-}
+use common::{Server, TempDir, build_tables as build};
 
 /// One HTTP/1.1 request; the status and the body.
 fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
@@ -95,7 +60,7 @@ fn the_api_answers_and_refuses_bad_input() {
     let dir = TempDir::new("serve");
     let tb = Tablebase::new(&dir.0);
     build(&tb, "KNKA");
-    let server = start(&dir.0);
+    let server = Server::start(&dir.0, &dir.0.join("home"));
     let a = server.addr.as_str();
 
     // probe: the value and every move's, as the library has them
@@ -241,7 +206,7 @@ fn the_api_answers_and_refuses_bad_input() {
 #[test]
 fn the_server_binds_to_localhost_and_names_a_busy_port() {
     let dir = TempDir::new("serve-port");
-    let server = start(&dir.0);
+    let server = Server::start(&dir.0, &dir.0.join("home"));
     let port = server.addr.rsplit(':').next().unwrap().to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_canju"))
         .args(["serve", "--port", &port, "--dir", dir.0.to_str().unwrap()])

@@ -83,10 +83,22 @@ fn bad(message: impl std::fmt::Display) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, message.to_string())
 }
 
+/// A failure of the server itself (a task that panicked, JSON that did not serialize).
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+}
+
+fn theory_status(e: theory::TheoryError) -> ApiError {
+    match e {
+        theory::TheoryError::Table(t) => table_status(t),
+        theory::TheoryError::Claim(c) => bad(c),
+    }
+}
+
 fn table_status(e: TableError) -> ApiError {
     match e {
         TableError::Missing { .. } => ApiError(StatusCode::NOT_FOUND, e.to_string()),
-        e => ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        e => internal(e),
     }
 }
 
@@ -199,7 +211,7 @@ async fn solve(
             solver::SolveError::Table(t) => table_status(t),
             e => bad(e),
         })?,
-        Ok(Err(e)) => return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
+        Ok(Err(e)) => return Err(internal(e)),
         Err(_) => {
             stop.store(true, Relaxed);
             return Err(ApiError(
@@ -208,8 +220,7 @@ async fn solve(
             ));
         }
     };
-    let j = serde_json::to_value(super::solve::solution_json(&pos, &s))
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let j = serde_json::to_value(super::solve::solution_json(&pos, &s)).map_err(internal)?;
     Ok(Json(j))
 }
 
@@ -233,8 +244,7 @@ async fn puzzles(State(state): State<Shared>) -> ApiResult {
 }
 
 fn puzzle_json(p: &Puzzle) -> Result<JsonValue, ApiError> {
-    let mut j = serde_json::to_value(super::puzzle::list_json(p))
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let mut j = serde_json::to_value(super::puzzle::list_json(p)).map_err(internal)?;
     j["goal_text"] = json!(p.goal_text());
     j["side_to_move"] = json!(p.position.turn().name());
     let mut pos = p.position.clone();
@@ -338,11 +348,9 @@ async fn check(
     }
     let _permit = heavy_permit(&state)?;
     let st = state.clone();
-    let id2 = id.clone();
-    let task = tokio::task::spawn_blocking(move || {
-        let p = find_puzzle(&st, &id2).map_err(|e| CliError::input(e.1))?;
-        super::puzzle::judge_moves(p, &st.tb, &body.moves)
-    });
+    let p = p.clone();
+    let task =
+        tokio::task::spawn_blocking(move || super::puzzle::judge_moves(&p, &st.tb, &body.moves));
     let checked = tokio::time::timeout(Duration::from_secs(60), task)
         .await
         .map_err(|_| {
@@ -351,10 +359,9 @@ async fn check(
                 "judging took too long".into(),
             )
         })?
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(internal)?
         .map_err(cli_status)?;
-    let j = serde_json::to_value(&checked.json)
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let j = serde_json::to_value(&checked.json).map_err(internal)?;
     Ok(Json(j))
 }
 
@@ -389,15 +396,9 @@ async fn theory_report(
         theory::measure(&claim, &st.tb, &Request { limit, heat: None }, &|_, _| {})
     })
     .await
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-    .map_err(|e| match e {
-        theory::TheoryError::Table(t) => table_status(t),
-        theory::TheoryError::Claim(c) => bad(c),
-    })?;
-    let j = Arc::new(
-        serde_json::to_value(&report)
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?,
-    );
+    .map_err(internal)?
+    .map_err(theory_status)?;
+    let j = Arc::new(serde_json::to_value(&report).map_err(internal)?);
     let mut cache = state.theory_cache.lock().expect("lock");
     if cache.len() >= THEORY_CACHE_ENTRIES {
         cache.clear();
@@ -555,25 +556,11 @@ async fn heatmap_svg(
     let q = query(q)?;
     let claim = Claim::parse(text_arg("claim", &q.claim)?).map_err(bad)?;
     let piece = text_arg("piece", &q.piece)?;
-    let mut chars = piece.chars();
-    let kind = match (chars.next(), chars.next()) {
-        (Some(c), None) => {
-            canju::Kind::from_letter(c.to_ascii_uppercase()).or(canju::Kind::from_chinese(c))
-        }
-        _ => None,
-    }
-    .ok_or_else(|| {
+    let kind = canju::Kind::from_name(piece).ok_or_else(|| {
         bad(format!(
-            "piece '{piece}': a letter such as N or a character such as 马"
+            "piece '{piece}': a letter such as N, a name such as horse, or a character such as 马"
         ))
     })?;
-    if claim.material.side(canju::Color::Red).count(kind) == 0 {
-        return Err(bad(format!(
-            "the stronger side of {} has no {}",
-            claim.material,
-            kind.name()
-        )));
-    }
     let side = match q.side.as_deref() {
         None => claim.scope.side_to_move.unwrap_or(canju::Color::Red),
         Some("red") => canju::Color::Red,
@@ -595,11 +582,8 @@ async fn heatmap_svg(
         )
     })
     .await
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-    .map_err(|e| match e {
-        theory::TheoryError::Table(t) => table_status(t),
-        theory::TheoryError::Claim(c) => bad(c),
-    })?;
+    .map_err(internal)?
+    .map_err(theory_status)?;
     let heat = report
         .heat
         .as_ref()
@@ -654,8 +638,8 @@ async fn hint(
                 "the hint took too long".into(),
             )
         })?
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        .map_err(internal)?
+        .map_err(internal)?;
     Ok(Json(match best {
         Some(m) => json!({
             "iccs": m.to_string(),
@@ -692,7 +676,7 @@ async fn record_result(
         canju::puzzle::progress::save(&path, &progress)
     })
     .await
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(internal)?
     .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))?;
     Ok(Json(json!({ "recorded": true })))
 }

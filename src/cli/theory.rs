@@ -28,26 +28,22 @@ pub struct TheoryArgs<'a> {
 /// Most counter-examples a report lists.
 const MAX_LIMIT: usize = 1000;
 
-/// Reads a piece kind: a letter (N, H, P, C, R, A, B, E, K), an English name or a Chinese
-/// character of either side.
+/// Reads `--heatmap`'s piece kind (see [`Kind::from_name`]).
 fn kind_arg(text: &str) -> Result<Kind, CliError> {
-    let t = text.trim();
-    let mut chars = t.chars();
-    let single = match (chars.next(), chars.next()) {
-        (Some(c), None) => Kind::from_letter(c.to_ascii_uppercase()).or(Kind::from_chinese(c)),
-        _ => None,
-    };
-    single
-        .or_else(|| {
-            Kind::ALL
-                .into_iter()
-                .find(|k| k.name().eq_ignore_ascii_case(t))
-        })
-        .ok_or_else(|| {
-            CliError::input(format!(
-                "--heatmap '{t}': not a piece (a letter such as N or P, a name such as horse, or 马, 兵 …)"
-            ))
-        })
+    Kind::from_name(text).ok_or_else(|| {
+        CliError::input(format!(
+            "--heatmap '{}': not a piece (a letter such as N or P, a name such as horse, or 马, 兵 …)",
+            text.trim()
+        ))
+    })
+}
+
+/// A theory error as a command-line error.
+fn theory_error(e: theory::TheoryError) -> CliError {
+    match e {
+        theory::TheoryError::Table(t) => table_error(t),
+        theory::TheoryError::Claim(c) => CliError::input(c),
+    }
 }
 
 fn side_arg(text: &str) -> Result<Color, CliError> {
@@ -147,10 +143,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
                 },
             )
         })
-        .map_err(|e| match e {
-            theory::TheoryError::Table(t) => table_error(t),
-            theory::TheoryError::Claim(c) => CliError::input(c),
-        })?;
+        .map_err(theory_error)?;
     bar.finish_and_clear();
     let to_stdout = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
     if let (Some(h), Some(out)) = (&report.heat, a.output) {
@@ -195,10 +188,7 @@ pub fn main_job_report(tb: &Tablebase) -> CliResult {
         },
         &|_, _| {},
     )
-    .map_err(|e| match e {
-        theory::TheoryError::Table(t) => table_error(t),
-        theory::TheoryError::Claim(c) => CliError::input(c),
-    })?;
+    .map_err(theory_error)?;
     print_text(&report);
     Ok(())
 }

@@ -196,3 +196,44 @@ pub fn canju(args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// A `canju serve` started on a free port (its own progress file under `home`), stopped
+/// when dropped.
+pub struct Server {
+    child: std::process::Child,
+    /// `127.0.0.1:PORT`
+    pub addr: String,
+}
+
+impl Server {
+    pub fn start(tables: &std::path::Path, home: &std::path::Path) -> Server {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_canju"))
+            .args(["serve", "--port", "0", "--dir", tables.to_str().unwrap()])
+            .env("CANJU_HOME", home)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "canju serve: http://127.0.0.1:PORT/ (page) and …; Ctrl-C stops"
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+        Server { child, addr }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
