@@ -5,6 +5,7 @@
 mod output;
 
 mod board;
+mod diff;
 mod perft;
 mod plan;
 mod play;
@@ -23,6 +24,7 @@ use clap::{Parser, Subcommand};
 
 use canju::Position;
 use canju::notation::Notation;
+use canju::tablebase::Rules;
 
 /// canju (残局): Xiangqi endgame tablebases and trainer.
 #[derive(Parser, Debug)]
@@ -81,6 +83,9 @@ enum Command {
         /// `canju plan`).
         #[arg(long)]
         no_deps: bool,
+        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
+        #[arg(long, default_value = "none")]
+        rules: Rules,
     },
     /// List the endgames a material falls into after captures, in build order.
     Deps { material: String },
@@ -129,6 +134,9 @@ enum Command {
         dir: Option<PathBuf>,
         #[arg(long)]
         threads: Option<usize>,
+        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
+        #[arg(long, default_value = "none")]
+        rules: Rules,
     },
     /// Win/draw/loss counts and the longest win of a table.
     Stats {
@@ -137,10 +145,33 @@ enum Command {
         json: bool,
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
+        #[arg(long, default_value = "none")]
+        rules: Rules,
     },
     /// Check every entry of a table against its successors, and its checksum.
     Verify {
         material: String,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
+        #[arg(long, default_value = "none")]
+        rules: Rules,
+    },
+    /// The positions whose verdict the perpetual-check rule changes: counts per side to
+    /// move and kind, and examples with the line that shows the perpetual check (builds
+    /// both rule sets' tables if missing).
+    Diff {
+        material: String,
+        /// Examples per side to move and kind.
+        #[arg(long, default_value_t = 2)]
+        examples: usize,
+        #[arg(long, default_value = "chinese")]
+        notation: Notation,
+        #[arg(long)]
+        json: bool,
         #[arg(long)]
         dir: Option<PathBuf>,
         #[arg(long)]
@@ -549,7 +580,8 @@ pub fn run() -> ExitCode {
             dir,
             threads,
             no_deps,
-        }) => tb::gen_cmd(&material, &dir, threads, no_deps),
+            rules,
+        }) => tb::gen_cmd(&material, &dir, threads, no_deps, rules),
         Some(Command::Plan {
             material,
             format,
@@ -571,6 +603,7 @@ pub fn run() -> ExitCode {
             generate,
             dir,
             threads,
+            rules,
         }) => tb::probe_cmd(tb::ProbeArgs {
             fen: &fen,
             notation,
@@ -578,17 +611,35 @@ pub fn run() -> ExitCode {
             generate,
             dir: &dir,
             threads,
+            rules,
         }),
         Some(Command::Stats {
             material,
             json,
             dir,
-        }) => tb::stats_cmd(&material, &dir, json),
+            rules,
+        }) => tb::stats_cmd(&material, &dir, json, rules),
         Some(Command::Verify {
             material,
             dir,
             threads,
-        }) => tb::verify_cmd(&material, &dir, threads),
+            rules,
+        }) => tb::verify_cmd(&material, &dir, threads, rules),
+        Some(Command::Diff {
+            material,
+            examples,
+            notation,
+            json,
+            dir,
+            threads,
+        }) => diff::run(diff::DiffArgs {
+            material: &material,
+            examples,
+            notation,
+            json,
+            dir: &dir,
+            threads,
+        }),
     };
     output::flush();
     match result {

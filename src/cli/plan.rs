@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use canju::material::Material;
-use canju::tablebase::format::file_name;
+use canju::tablebase::format::{Rules, file_name};
 
 use super::tb::{material_arg, table_dir};
 use super::{CliError, CliResult};
@@ -61,16 +61,16 @@ pub fn run(
             outln!("DIR := {dir_text}");
             outln!();
             outln!(".PHONY: all");
-            outln!("all: $(DIR)/{}", file_name(&m));
+            outln!("all: $(DIR)/{}", file_name(&m, Rules::None));
             for (t, subs) in &jobs {
                 let deps: Vec<String> = subs
                     .iter()
-                    .map(|s| format!("$(DIR)/{}", file_name(s)))
+                    .map(|s| format!("$(DIR)/{}", file_name(s, Rules::None)))
                     .collect();
                 outln!();
                 outln!(
                     "$(DIR)/{}:{}{}",
-                    file_name(t),
+                    file_name(t, Rules::None),
                     if deps.is_empty() { "" } else { " " },
                     deps.join(" ")
                 );
@@ -84,18 +84,18 @@ pub fn run(
             );
             outln!();
             outln!("rule all:");
-            outln!("    input: \"{dir_text}/{}\"", file_name(&m));
+            outln!("    input: \"{dir_text}/{}\"", file_name(&m, Rules::None));
             for (t, subs) in &jobs {
                 outln!();
                 outln!("rule table_{t}:");
                 if !subs.is_empty() {
                     let deps: Vec<String> = subs
                         .iter()
-                        .map(|s| format!("\"{dir_text}/{}\"", file_name(s)))
+                        .map(|s| format!("\"{dir_text}/{}\"", file_name(s, Rules::None)))
                         .collect();
                     outln!("    input: {}", deps.join(", "));
                 }
-                outln!("    output: \"{dir_text}/{}\"", file_name(t));
+                outln!("    output: \"{dir_text}/{}\"", file_name(t, Rules::None));
                 if let Some(n) = threads {
                     outln!("    threads: {n}");
                 }

@@ -213,7 +213,7 @@ pub fn solution_json(pos: &Position, s: &Solution) -> impl serde::Serialize + us
         pv: line,
         nodes: s.nodes,
         seconds: s.seconds,
-        rules: canju::tablebase::format::RULES,
+        rules: canju::tablebase::Rules::None.header_name(),
     }
 }
 

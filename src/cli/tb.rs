@@ -12,7 +12,7 @@ use canju::notation::{self, Notation, Style};
 use canju::tablebase::build::{Outcome, Report, build};
 use canju::tablebase::generate::Progress;
 use canju::tablebase::index::Layout;
-use canju::tablebase::{Tablebase, Value, stats, verify};
+use canju::tablebase::{Rules, Tablebase, Value, stats, verify};
 use canju::{Color, Position};
 
 use super::{CliError, CliResult, position_arg};
@@ -214,9 +214,10 @@ pub fn gen_cmd(
     dir: &Option<PathBuf>,
     threads: Option<usize>,
     no_deps: bool,
+    rules: Rules,
 ) -> CliResult {
     let m = material_arg(sig)?;
-    let tb = Tablebase::new(table_dir(dir)?);
+    let tb = Tablebase::with_rules(table_dir(dir)?, rules);
     if no_deps {
         check_fits(m, &tb)?;
         let pool = thread_pool(threads)?;
@@ -273,8 +274,9 @@ fn generate_all(m: Material, tb: &Tablebase, threads: Option<usize>) -> CliResul
         .filter(|r| r.outcome == Outcome::Built)
         .count();
     outln!(
-        "{m} ({}): {} table{}, {built} built, {:.2} s in all, peak {} MB",
+        "{m} ({}), rules {}: {} table{}, {built} built, {:.2} s in all, peak {} MB",
         m.chinese(),
+        tb.rules(),
         reports.len(),
         if reports.len() == 1 { "" } else { "s" },
         start.elapsed().as_secs_f64(),
@@ -378,6 +380,11 @@ struct SideJson {
     win: u64,
     draw: u64,
     loss: u64,
+    /// Of the wins, those by the perpetual-check rule (asian tables).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    win_by_rule: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loss_by_rule: Option<u64>,
     longest: u32,
     longest_fen: Option<String>,
 }
@@ -390,14 +397,20 @@ struct StatsJson {
     black_to_move: SideJson,
 }
 
-pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
+pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> CliResult {
     let m = material_arg(sig)?;
-    let tb = Tablebase::new(table_dir(dir)?);
+    let tb = Tablebase::with_rules(table_dir(dir)?, rules);
     let table = tb.table(m).map_err(table_error)?;
     let h = table.header();
+    let by_rule = match rules {
+        Rules::None => None,
+        Rules::Asian => Some(canju::tablebase::diff::rule_counts(&table).map_err(table_error)?),
+    };
     let side = |c: Color| {
         let s = &h.sides[c.index()];
         SideJson {
+            win_by_rule: by_rule.map(|r| r[c.index()].draw_to_win),
+            loss_by_rule: by_rule.map(|r| r[c.index()].draw_to_loss),
             legal: s.legal,
             win: s.win,
             draw: s.draw,
@@ -426,7 +439,12 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
         );
         return Ok(());
     }
-    outln!("{} ({}), rules: {}", out.material, m.chinese(), out.rules);
+    outln!(
+        "{} ({}), rules: {}",
+        out.material,
+        m.chinese(),
+        rules.describe()
+    );
     for (name, s) in [
         ("red to move", &out.red_to_move),
         ("black to move", &out.black_to_move),
@@ -442,6 +460,15 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
             thousands(s.loss),
             pct(s.loss)
         );
+        if let (Some(w), Some(l)) = (s.win_by_rule, s.loss_by_rule) {
+            outln!(
+                "  by the perpetual-check rule: win {} ({:.2}%), loss {} ({:.2}%); the rest by mate",
+                thousands(w),
+                pct(w),
+                thousands(l),
+                pct(l)
+            );
+        }
         if let Some(fen) = &s.longest_fen {
             outln!(
                 "  longest win: {} plies ({} moves): {fen}",
@@ -453,9 +480,14 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool) -> CliResult {
     Ok(())
 }
 
-pub fn verify_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> CliResult {
+pub fn verify_cmd(
+    sig: &str,
+    dir: &Option<PathBuf>,
+    threads: Option<usize>,
+    rules: Rules,
+) -> CliResult {
     let m = material_arg(sig)?;
-    let tb = Tablebase::new(table_dir(dir)?);
+    let tb = Tablebase::with_rules(table_dir(dir)?, rules);
     let table = tb.table(m).map_err(table_error)?;
     let pool = thread_pool(threads)?;
     let bar = progress_bar("verifying");
@@ -469,7 +501,7 @@ pub fn verify_cmd(sig: &str, dir: &Option<PathBuf>, threads: Option<usize>) -> C
     bar.finish_and_clear();
     let checked = result.map_err(table_error)?;
     outln!(
-        "{m}: {} positions checked, all agree; checksum ok; {:.2} s",
+        "{m} (rules {rules}): {} positions checked, all agree; checksum ok; {:.2} s",
         thousands(checked),
         start.elapsed().as_secs_f64()
     );
@@ -483,6 +515,9 @@ pub struct MoveJson {
     chinese: String,
     verdict: &'static str,
     plies: Option<u32>,
+    /// A verdict of the perpetual-check rule, with the plies until the loser is trapped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_rule: Option<u32>,
 }
 
 /// A probed position: `canju probe --json` and the server's `/api/probe`.
@@ -495,6 +530,8 @@ pub struct ProbeJson {
     rules: String,
     verdict: &'static str,
     plies: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_rule: Option<u32>,
     moves: Vec<MoveJson>,
 }
 
@@ -516,6 +553,7 @@ pub fn probe_json(
         rules: table.header().rules.clone(),
         verdict: value.verdict(),
         plies: value.plies(),
+        by_rule: rule_plies(value),
         moves: moves
             .iter()
             .map(|r| MoveJson {
@@ -524,14 +562,31 @@ pub fn probe_json(
                 chinese: notation::format_move(pos, r.mv, Notation::Chinese, style),
                 verdict: r.value.verdict(),
                 plies: r.value.plies(),
+                by_rule: rule_plies(r.value),
             })
             .collect(),
     })
 }
 
+/// The plies to the trap of a verdict by rule.
+fn rule_plies(v: Value) -> Option<u32> {
+    match v {
+        Value::RuleWin(n) | Value::RuleLoss(n) => Some(n),
+        _ => None,
+    }
+}
+
 /// Describes a value for people: 红胜 in n moves, etc.
 pub fn verdict_text(v: Value) -> String {
     match v {
+        Value::RuleWin(n) => format!(
+            "win by rule (长将作负: the defender can only check forever), trapped in {n} plies"
+        ),
+        Value::RuleLoss(0) => {
+            "loss by rule (长将作负): only checks hold off the loss, and checking forever loses"
+                .to_string()
+        }
+        Value::RuleLoss(n) => format!("loss by rule (长将作负), trapped in {n} plies"),
         Value::Win(n) => format!("win in {n} plies ({} moves)", n.div_ceil(2)),
         Value::Loss(0) => "loss: no legal move (mated or stalemated)".to_string(),
         Value::Loss(n) => format!("loss in {n} plies"),
@@ -546,11 +601,12 @@ pub struct ProbeArgs<'a> {
     pub generate: bool,
     pub dir: &'a Option<PathBuf>,
     pub threads: Option<usize>,
+    pub rules: Rules,
 }
 
 pub fn probe_cmd(a: ProbeArgs) -> CliResult {
     let pos = position_arg(a.fen)?;
-    let tb = Tablebase::new(table_dir(a.dir)?);
+    let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
     if a.generate {
         let m = Material::of(&pos).canonical();
         if Layout::new(m).is_none() {
@@ -575,6 +631,7 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
         "{}",
         canju::render::terminal::board(&pos, super::board::board_style(false))
     );
+    outln!("rules: {}", a.rules.describe());
     print_probe(&pos, value, &moves, a.notation);
     Ok(())
 }

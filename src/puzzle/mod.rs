@@ -414,6 +414,8 @@ impl<'a> Judge<'a> {
         budget: u32,
     ) -> Result<Outlook, PuzzleError> {
         if let Some(v) = self.table_value(pos)? {
+            // a puzzle's goal is a mate: a win by rule does not reach it
+            let v = v.baseline();
             // the same distance, seen from the player's side
             let v = if pos.turn() == player {
                 v
@@ -421,7 +423,7 @@ impl<'a> Judge<'a> {
                 match v {
                     Value::Win(n) => Value::Loss(n),
                     Value::Loss(n) => Value::Win(n),
-                    Value::Draw => Value::Draw,
+                    other => other,
                 }
             };
             return Ok(match v {
@@ -430,6 +432,7 @@ impl<'a> Judge<'a> {
                 Value::Win(_) => Outlook::NoWin,
                 Value::Draw => Outlook::Draw,
                 Value::Loss(n) => Outlook::Loss(n),
+                Value::RuleWin(_) | Value::RuleLoss(_) => Outlook::Draw,
             });
         }
         Ok(
@@ -525,8 +528,8 @@ impl<'a> Judge<'a> {
                 .first()
                 .filter(|r| match r.value {
                     Value::Win(n) => n <= budget || !goal.win,
-                    Value::Draw => !goal.win,
-                    Value::Loss(_) => false,
+                    Value::Draw | Value::RuleWin(_) => !goal.win,
+                    Value::Loss(_) | Value::RuleLoss(_) => false,
                 })
                 .map(|r| r.mv));
         }

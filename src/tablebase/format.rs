@@ -35,9 +35,72 @@ use crate::material::Material;
 
 pub const MAGIC: [u8; 8] = *b"CANJUTB\0";
 pub const FORMAT_VERSION: u32 = 2;
-/// The rule set tables are built with: endless play is a draw, no repetition rulings,
-/// stalemate loses, flying general forbidden, no move limit.
-pub const RULES: &str = "baseline";
+/// The rule set a table is built with. Under both, stalemate loses, the generals may not
+/// face each other and there is no move limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Rules {
+    /// Endless play is a draw: no repetition rulings (`baseline` in the header, `none` on
+    /// the command line).
+    #[default]
+    None,
+    /// The perpetual-check rule of the Asian (AXF) and Chinese (CXA) rules: the side that
+    /// checks on every move of an endless game loses, unless the other side also checks on
+    /// every move (解将还将, a draw); one check and one idle move (一将一闲) is allowed.
+    /// Every other endless game is a draw.
+    Asian,
+}
+
+impl Rules {
+    pub const ALL: [Rules; 2] = [Rules::None, Rules::Asian];
+
+    /// The name written in table headers.
+    pub fn header_name(self) -> &'static str {
+        match self {
+            Rules::None => "baseline",
+            Rules::Asian => "asian",
+        }
+    }
+
+    /// The rule set a header names.
+    pub fn from_header(name: &str) -> Option<Rules> {
+        Rules::ALL.into_iter().find(|r| r.header_name() == name)
+    }
+
+    /// The name on the command line and in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rules::None => "none",
+            Rules::Asian => "asian",
+        }
+    }
+
+    /// What the rule set means, in a few words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Rules::None => "none: endless play is a draw",
+            Rules::Asian => "asian: perpetual check (长将) loses",
+        }
+    }
+}
+
+impl std::fmt::Display for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Rules {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Rules, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" | "baseline" => Ok(Rules::None),
+            "asian" | "axf" => Ok(Rules::Asian),
+            _ => Err(format!(
+                "unknown rule set '{s}': use none (endless play is a draw) or asian (perpetual check loses)"
+            )),
+        }
+    }
+}
 /// Entries per body block.
 pub const BLOCK_ENTRIES: u32 = 1 << 16;
 /// Body blocks stored as they are.
@@ -84,10 +147,10 @@ pub struct Header {
 impl Header {
     /// The header of a table of this canju's format, rule set and index scheme; the block
     /// table's checksum is filled in when the file is written.
-    pub fn new(material: &Material, entries: u64, sides: [SideStats; 2]) -> Header {
+    pub fn new(material: &Material, entries: u64, sides: [SideStats; 2], rules: Rules) -> Header {
         Header {
             format_version: FORMAT_VERSION,
-            rules: RULES.to_string(),
+            rules: rules.header_name().to_string(),
             material: material.to_string(),
             index_scheme: super::index::INDEX_SCHEME,
             entry_width: 1,
@@ -97,6 +160,11 @@ impl Header {
             block_entries: BLOCK_ENTRIES,
             block_table_checksum: 0,
         }
+    }
+
+    /// The rule set the table was built with (parsing refuses unknown names).
+    pub fn rule_set(&self) -> Rules {
+        Rules::from_header(&self.rules).unwrap_or_default()
     }
 
     /// Blocks per side to move.
@@ -241,9 +309,13 @@ fn bincode_config() -> impl bincode::config::Config {
         .with_limit::<MAX_HEADER>()
 }
 
-/// The file name of a table.
-pub fn file_name(material: &Material) -> String {
-    format!("{material}.ctb")
+/// The file name of a table: `KNPKAABB.ctb` without repetition rulings,
+/// `KNPKAABB.asian.ctb` with the perpetual-check rule, so both can share a directory.
+pub fn file_name(material: &Material, rules: Rules) -> String {
+    match rules {
+        Rules::None => format!("{material}.ctb"),
+        Rules::Asian => format!("{material}.asian.ctb"),
+    }
 }
 
 fn align(n: usize) -> usize {
@@ -414,11 +486,11 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             FORMAT_VERSION.to_string(),
         ));
     }
-    if header.rules != RULES {
+    if Rules::from_header(&header.rules).is_none() {
         return Err(mismatch(
             "rule set",
             header.rules.clone(),
-            RULES.to_string(),
+            "baseline or asian".to_string(),
         ));
     }
     if header.index_scheme != super::index::INDEX_SCHEME {
@@ -517,10 +589,11 @@ fn check_stats(h: &Header) -> Result<(), String> {
             return Err(format!("{side}-to-move counts do not add up"));
         }
         let fits = s.longest <= super::value::code::MAX_PLIES;
+        // in an asian table a side may win only by rule, with no longest mate
         let longest_ok = if s.win == 0 {
             s.longest == 0
         } else {
-            fits && s.longest % 2 == 1 && s.longest_index < h.entries
+            s.longest == 0 || (fits && s.longest % 2 == 1 && s.longest_index < h.entries)
         };
         if !longest_ok {
             return Err(format!("{side}-to-move longest win is not a table's"));
@@ -575,7 +648,7 @@ pub mod legacy {
         if used != len || h.format_version != 1 {
             return Err(bad("its fields cannot be read"));
         }
-        if h.rules != RULES
+        if h.rules != Rules::None.header_name()
             || h.index_scheme != super::super::index::INDEX_SCHEME
             || h.entry_width != 1
             || h.material != material.to_string()
@@ -600,7 +673,7 @@ pub mod legacy {
         if crc.finalize() != h.body_checksum {
             return Err(bad("body checksum mismatch"));
         }
-        let header = Header::new(material, h.entries, h.sides);
+        let header = Header::new(material, h.entries, h.sides, Rules::None);
         check_stats(&header).map_err(|r| bad(&r))?;
         write(path, &header, red, black)?;
         Ok(header)

@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use super::format::{Header, SideStats, TableError};
+mod perpetual;
+
+use super::format::{Header, Rules, SideStats, TableError};
 use super::index::{self, Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::code;
@@ -50,6 +52,9 @@ pub trait Progress: Sync {
     fn init(&self, done: u64, total: u64);
     /// A layer finished: plies, positions decided so far.
     fn layer(&self, plies: u32, decided: u64);
+    /// The perpetual-check pass (asian tables): a stage of the given side's rule wins
+    /// finished with this many positions won by rule so far.
+    fn rule_stage(&self, _winner: Color, _stage: u32, _won: u64) {}
 }
 
 /// No progress output.
@@ -84,6 +89,8 @@ struct Solver<'a> {
     failure: Mutex<Option<TableError>>,
     failed: AtomicBool,
     max_plies: AtomicU32,
+    /// Whether the sub-tables hold verdicts by rule (asian tables).
+    rules: Rules,
 }
 
 struct Scratch {
@@ -174,10 +181,22 @@ pub fn solve(
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
             max_plies: AtomicU32::new(0),
+            rules: tb.rules(),
         };
         solver.run(progress)?;
+        // undecided positions are draws when endless play is a draw
+        for side in &solver.values {
+            side.par_iter().for_each(|c| {
+                if c.load(Relaxed) >= COUNT {
+                    c.store(code::DRAW, Relaxed);
+                }
+            });
+        }
+        if solver.rules == Rules::Asian {
+            solver.apply_perpetual_check(progress)?;
+        }
     }
-    finish(material, red, black)
+    finish(material, red, black, tb.rules())
 }
 
 /// Asks the processor to start loading the cells about to be updated, so that their
@@ -415,8 +434,16 @@ impl Solver<'_> {
         true
     }
 
-    /// The code, for the side to move after it, of the position a capture leads to.
+    /// The code, for the side to move after it, of the position a capture leads to, as
+    /// the mate search sees it: a verdict by rule is a draw there.
     fn capture_code(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
+        let c = self.capture_code_with_rule(s, m);
+        if code::is_rule(c) { code::DRAW } else { c }
+    }
+
+    /// The stored code, for the side to move after it, of the position a capture leads
+    /// to, verdicts by rule included.
+    fn capture_code_with_rule(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
         let n = self.pieces.len();
         let squares = &s.squares[..n];
         let captured = squares
@@ -440,7 +467,8 @@ impl Solver<'_> {
         let layout = target.table.layout();
         let index = layout.index(&child[..target.from_slot.len()]);
         let c = target.table.code_of_checked(child_turn, index);
-        if !code::is_decided(c) && c != code::DRAW {
+        let rule_ok = self.rules == Rules::Asian && code::is_rule(c);
+        if !code::is_decided(c) && c != code::DRAW && !rule_ok {
             self.fail(TableError::Entry {
                 path: target.table.path().to_path_buf(),
                 index,
@@ -685,14 +713,20 @@ impl Solver<'_> {
     }
 }
 
-/// Turns generation codes into stored codes and fills in the header's statistics.
-fn finish(material: Material, mut red: Vec<u8>, mut black: Vec<u8>) -> Result<Solved, TableError> {
+/// Fills in the header's statistics of finished codes (wins and losses by rule count as
+/// wins and losses; the longest win is the longest mate).
+fn finish(
+    material: Material,
+    red: Vec<u8>,
+    black: Vec<u8>,
+    rules: Rules,
+) -> Result<Solved, TableError> {
     let layout = Layout::new(material).expect("checked before");
     let per_pair = layout.size() / index::GENERAL_PAIR_COUNT;
     let mut sides = [SideStats::default(); 2];
-    for (k, values) in [&mut red, &mut black].into_iter().enumerate() {
+    for (k, values) in [&red, &black].into_iter().enumerate() {
         let stats: SideStats = values
-            .par_chunks_mut(per_pair as usize)
+            .par_chunks(per_pair as usize)
             .enumerate()
             .map(|(pair, chunk)| {
                 let weight = if index::pair_index_is_symmetric(pair as u64) {
@@ -701,13 +735,12 @@ fn finish(material: Material, mut red: Vec<u8>, mut black: Vec<u8>) -> Result<So
                     2
                 };
                 let mut st = SideStats::default();
-                for (j, c) in chunk.iter_mut().enumerate() {
-                    if *c >= COUNT {
-                        *c = code::DRAW;
-                    }
-                    match *c {
+                for (j, &c) in chunk.iter().enumerate() {
+                    match c {
                         code::ILLEGAL => continue,
                         code::DRAW => st.draw += weight,
+                        x if code::is_rule_win(x) => st.win += weight,
+                        x if code::is_rule_loss(x) => st.loss += weight,
                         x if code::is_win(x) => {
                             st.win += weight;
                             let p = code::plies(x);
@@ -737,6 +770,6 @@ fn finish(material: Material, mut red: Vec<u8>, mut black: Vec<u8>) -> Result<So
             });
         sides[k] = stats;
     }
-    let header = Header::new(&material, layout.size(), sides);
+    let header = Header::new(&material, layout.size(), sides, rules);
     Ok(Solved { header, red, black })
 }

@@ -1,7 +1,9 @@
 //! Endgame tablebases: index layout, the retrograde generator, the file format, probing,
 //! statistics and the independent verifier.
 
+mod bits;
 pub mod build;
+pub mod diff;
 pub mod format;
 pub mod generate;
 pub mod index;
@@ -10,6 +12,6 @@ pub mod stats;
 pub mod value;
 pub mod verify;
 
-pub use format::{Header, SideStats, TableError};
+pub use format::{Header, Rules, SideStats, TableError};
 pub use probe::{RankedMove, Table, Tablebase};
 pub use value::Value;

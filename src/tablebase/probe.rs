@@ -10,7 +10,7 @@ use std::sync::{Arc, RwLock};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::format::{self, BlockRef, Header, TableError};
+use super::format::{self, BlockRef, Header, Rules, TableError};
 use super::index::{Layout, MAX_PIECES, Squares};
 use super::value::{Value, value_of_code};
 use crate::material::Material;
@@ -295,12 +295,15 @@ impl Table {
     /// The value of an entry that belongs to a legal position.
     pub fn value(&self, turn: Color, index: u64) -> Result<Value, TableError> {
         let c = self.code(turn, index)?;
-        value_of_code(c).ok_or_else(|| TableError::Entry {
-            path: self.path.clone(),
-            index,
-            code: c,
-            hint: format::rebuild_hint(&self.path),
-        })
+        let foreign = super::value::code::is_rule(c) && self.header.rule_set() == Rules::None;
+        value_of_code(c)
+            .filter(|_| !foreign)
+            .ok_or_else(|| TableError::Entry {
+                path: self.path.clone(),
+                index,
+                code: c,
+                hint: format::rebuild_hint(&self.path),
+            })
     }
 }
 
@@ -354,6 +357,7 @@ pub fn placement(pos: &Position) -> Result<Placement, TableError> {
 /// A directory of tables, opened on demand and kept mapped.
 pub struct Tablebase {
     dir: PathBuf,
+    rules: Rules,
     tables: RwLock<HashMap<Material, Arc<Table>>>,
 }
 
@@ -365,9 +369,16 @@ pub struct RankedMove {
 }
 
 impl Tablebase {
+    /// The tables without repetition rulings in `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> Tablebase {
+        Tablebase::with_rules(dir, Rules::None)
+    }
+
+    /// The tables of a rule set in `dir`.
+    pub fn with_rules(dir: impl Into<PathBuf>, rules: Rules) -> Tablebase {
         Tablebase {
             dir: dir.into(),
+            rules,
             tables: RwLock::new(HashMap::new()),
         }
     }
@@ -376,9 +387,14 @@ impl Tablebase {
         &self.dir
     }
 
+    /// The rule set of the tables this reads and builds.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
     /// The path of a material's table file.
     pub fn path_of(&self, material: &Material) -> PathBuf {
-        self.dir.join(format::file_name(material))
+        self.dir.join(format::file_name(material, self.rules))
     }
 
     /// The table of a canonical material, mapped on first use.
@@ -402,6 +418,14 @@ impl Tablebase {
             });
         }
         let table = Arc::new(Table::open(&path, material)?);
+        if table.header().rule_set() != self.rules {
+            return Err(TableError::Mismatch {
+                path,
+                what: "rule set",
+                found: table.header().rules.clone(),
+                expected: self.rules.header_name().to_string(),
+            });
+        }
         self.tables
             .write()
             .expect("lock")

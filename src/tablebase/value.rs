@@ -10,6 +10,14 @@ pub enum Value {
     /// The side to move is mated in this many plies (even; 0 = no legal move now).
     Loss(u32),
     Draw,
+    /// Won under the perpetual-check rule (长将作负): the opponent escapes mate only by
+    /// checking forever. The number is the plies until the opponent is trapped: to move in a
+    /// position where every move that does not check loses, and whose checks the winner can
+    /// answer, without checking back every time, for as long as they come (odd).
+    RuleWin(u32),
+    /// Lost under the perpetual-check rule, with the plies until trapped (even; 0 = trapped
+    /// now: only checks hold off the loss, and checking forever loses by rule).
+    RuleLoss(u32),
 }
 
 impl Value {
@@ -22,18 +30,48 @@ impl Value {
         }
     }
 
-    /// Plies to mate, if decided.
+    /// A rule value from its plies: odd is a win for the side to move, even a loss.
+    pub fn rule_from_plies(n: u32) -> Value {
+        if n % 2 == 1 {
+            Value::RuleWin(n)
+        } else {
+            Value::RuleLoss(n)
+        }
+    }
+
+    /// Whether the verdict rests on the perpetual-check rule.
+    pub fn by_rule(self) -> bool {
+        matches!(self, Value::RuleWin(_) | Value::RuleLoss(_))
+    }
+
+    /// Whether the side to move wins (by mate or by rule).
+    pub fn is_win(self) -> bool {
+        matches!(self, Value::Win(_) | Value::RuleWin(_))
+    }
+
+    /// Whether the side to move loses (by mate or by rule).
+    pub fn is_loss(self) -> bool {
+        matches!(self, Value::Loss(_) | Value::RuleLoss(_))
+    }
+
+    /// The same verdict without the rule: a rule win or loss is a draw when endless play
+    /// is a draw.
+    pub fn baseline(self) -> Value {
+        if self.by_rule() { Value::Draw } else { self }
+    }
+
+    /// Plies to mate, if decided by mate.
     pub fn plies(self) -> Option<u32> {
         match self {
             Value::Win(n) | Value::Loss(n) => Some(n),
-            Value::Draw => None,
+            Value::Draw | Value::RuleWin(_) | Value::RuleLoss(_) => None,
         }
     }
 
     pub fn verdict(self) -> &'static str {
         match self {
-            Value::Win(_) => "win",
-            Value::Loss(_) => "loss",
+            Value::Win(_) | Value::RuleWin(_) => "win",
+            Value::Loss(_) | Value::RuleLoss(_) => "loss",
             Value::Draw => "draw",
         }
     }
@@ -43,17 +81,22 @@ impl Value {
         match self {
             Value::Win(n) => Value::Loss(n + 1),
             Value::Loss(n) => Value::Win(n + 1),
+            Value::RuleWin(n) => Value::RuleLoss(n + 1),
+            Value::RuleLoss(n) => Value::RuleWin(n + 1),
             Value::Draw => Value::Draw,
         }
     }
 
     /// Ordering key for the side to move choosing among its moves' values (bigger is
-    /// better): quicker wins, then draws, then longer losses.
+    /// better): quicker mates, then wins by rule (quicker first), then draws, then losses
+    /// by rule (later first), then longer losses to mate.
     pub fn preference(self) -> i64 {
         match self {
-            Value::Win(n) => 1_000_000 - n as i64,
+            Value::Win(n) => 2_000_000 - n as i64,
+            Value::RuleWin(n) => 1_000_000 - n as i64,
             Value::Draw => 0,
-            Value::Loss(n) => -1_000_000 + n as i64,
+            Value::RuleLoss(n) => -1_000_000 + n as i64,
+            Value::Loss(n) => -2_000_000 + n as i64,
         }
     }
 }
@@ -63,12 +106,25 @@ impl fmt::Display for Value {
         match self {
             Value::Win(n) => write!(f, "win in {n} plies ({} moves)", n.div_ceil(2)),
             Value::Loss(n) => write!(f, "loss in {n} plies"),
+            Value::RuleWin(n) => {
+                write!(f, "win by the perpetual-check rule ({n} plies to the trap)")
+            }
+            Value::RuleLoss(0) => write!(
+                f,
+                "loss by the perpetual-check rule (trapped: only checks hold)"
+            ),
+            Value::RuleLoss(n) => write!(
+                f,
+                "loss by the perpetual-check rule ({n} plies to the trap)"
+            ),
             Value::Draw => write!(f, "draw"),
         }
     }
 }
 
-/// Stored byte codes: 0 draw, 1 illegal, 2 + n decided in n plies.
+/// Stored byte codes: 0 draw, 1 illegal, 2 + n decided by mate in n plies (n ≤ 189),
+/// 192 + n decided by the perpetual-check rule with n plies to the trap (n ≤ 61; tables
+/// built with the asian rule set only).
 pub mod code {
     pub const DRAW: u8 = 0;
     pub const ILLEGAL: u8 = 1;
@@ -104,6 +160,54 @@ pub mod code {
     pub const fn is_loss(code: u8) -> bool {
         is_decided(code) && code.is_multiple_of(2)
     }
+
+    /// The first code of a verdict by rule.
+    pub const RULE_BASE: u8 = MAX_STORED + 1;
+    /// Longest distance to the trap a one-byte rule entry holds.
+    pub const MAX_RULE_PLIES: u32 = 61;
+    /// The last code a finished table may hold.
+    pub const MAX_RULE: u8 = RULE_BASE + MAX_RULE_PLIES as u8;
+
+    /// The code of a verdict by rule with `plies` to the trap.
+    #[inline(always)]
+    pub const fn rule(plies: u32) -> u8 {
+        RULE_BASE + plies as u8
+    }
+
+    #[inline(always)]
+    pub const fn is_rule(code: u8) -> bool {
+        code >= RULE_BASE && code <= MAX_RULE
+    }
+
+    /// Plies to the trap of a rule code.
+    #[inline(always)]
+    pub const fn rule_plies(code: u8) -> u32 {
+        (code - RULE_BASE) as u32
+    }
+
+    /// A rule code that is a win for the side to move (odd plies).
+    #[inline(always)]
+    pub const fn is_rule_win(code: u8) -> bool {
+        is_rule(code) && rule_plies(code) % 2 == 1
+    }
+
+    /// A rule code that is a loss for the side to move (even plies).
+    #[inline(always)]
+    pub const fn is_rule_loss(code: u8) -> bool {
+        is_rule(code) && rule_plies(code).is_multiple_of(2)
+    }
+
+    /// Whether the side to move wins, by mate or by rule.
+    #[inline(always)]
+    pub const fn wins(code: u8) -> bool {
+        is_win(code) || is_rule_win(code)
+    }
+
+    /// Whether the side to move loses, by mate or by rule.
+    #[inline(always)]
+    pub const fn loses(code: u8) -> bool {
+        is_loss(code) || is_rule_loss(code)
+    }
 }
 
 /// The value a finished table's code stands for (`None` for illegal or foreign codes).
@@ -111,6 +215,7 @@ pub fn value_of_code(c: u8) -> Option<Value> {
     match c {
         code::DRAW => Some(Value::Draw),
         c if code::is_decided(c) => Some(Value::from_plies(code::plies(c))),
+        c if code::is_rule(c) => Some(Value::rule_from_plies(code::rule_plies(c))),
         _ => None,
     }
 }

@@ -3,13 +3,22 @@
 //! successor (quiet moves in this table, captures through the full probing path) and checks
 //! that the stored value is the one-ply minimax of its successors' values, that game ends
 //! are losses in 0, and that illegal entries are exactly the illegal placements.
+//!
+//! A table of rule set `asian` is checked the same way entry by entry (a verdict by rule is
+//! the one-ply minimax of its successors, except a trapped loser's, which only has to be a
+//! loss), and then its verdicts by rule are recomputed from scratch by a plain forward
+//! fixpoint over the whole table that shares nothing with the generator's backward search:
+//! sweeps until nothing changes for the positions forced into a win, and the perpetual-check
+//! trap as the greatest set of the loser's positions from which it cannot leave except by
+//! checking, while the winner keeps answering. Every verdict by rule, and every trap, must be
+//! exactly what the fixpoint finds.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::format::TableError;
+use super::format::{Rules, TableError};
 use super::index::{MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::{Value, code, value_of_code};
@@ -112,11 +121,18 @@ pub fn verify(
         let d = done.fetch_add(1, Relaxed) + 1;
         progress(d, chunks);
     });
-    match first.into_inner().expect("lock") {
-        Some((_, e)) => Err(e),
-        None => Ok(checked.load(Relaxed)),
+    if let Some((_, e)) = first.into_inner().expect("lock") {
+        return Err(e);
     }
+    if table.header().rule_set() == Rules::Asian {
+        for winner in Color::ALL {
+            rules::check(table, tb, winner)?;
+        }
+    }
+    Ok(checked.load(Relaxed))
 }
+
+mod rules;
 
 fn describe(c: u8) -> String {
     match c {
@@ -159,6 +175,13 @@ fn check(
     let Some(stored_value) = value_of_code(stored) else {
         return Err(Failure::Wrong("the position is legal".into(), fen()));
     };
+    let with_rule = table.header().rule_set() == Rules::Asian;
+    if stored_value.by_rule() && !with_rule {
+        return Err(Failure::Wrong(
+            "the table is built without the perpetual-check rule".into(),
+            fen(),
+        ));
+    }
     let layout = table.layout();
     let moves = pos.legal_moves();
     let mut best: Option<Value> = None;
@@ -177,12 +200,14 @@ fn check(
             child_squares[slot] = m.to();
             let ci = layout.index(&child_squares[..squares.len()]);
             let c = table.code_of_checked(!pos.turn(), ci);
-            value_of_code(c).ok_or_else(|| {
-                Failure::Wrong(
-                    format!("its move {m} reaches entry {ci}, which is not a legal value"),
-                    fen(),
-                )
-            })?
+            value_of_code(c)
+                .filter(|v| with_rule || !v.by_rule())
+                .ok_or_else(|| {
+                    Failure::Wrong(
+                        format!("its move {m} reaches entry {ci}, which is not a legal value"),
+                        fen(),
+                    )
+                })?
         };
         let v = child_value.for_mover();
         if best.is_none_or(|b| v.preference() > b.preference()) {
@@ -190,7 +215,10 @@ fn check(
         }
     }
     let expected = best.unwrap_or(Value::Loss(0));
-    if expected == stored_value {
+    // a trapped loser's distance is 0 whatever its moves say; that it is trapped is
+    // checked by the fixpoint
+    let trapped = stored_value == Value::RuleLoss(0) && matches!(expected, Value::RuleLoss(_));
+    if expected == stored_value || trapped {
         Ok(true)
     } else {
         Err(Failure::Wrong(format!("its moves give {expected}"), fen()))

@@ -1,0 +1,253 @@
+//! What the perpetual-check rule changes: a table of rule set `asian` against the table of
+//! the same material without repetition rulings, entry by entry.
+
+use rayon::prelude::*;
+
+use super::format::{Rules, TableError};
+use super::index;
+use super::probe::Table;
+use super::probe::Tablebase;
+use super::value::code;
+use crate::moves::Move;
+use crate::piece::Color;
+use crate::position::Position;
+
+/// Counts for one side to move, mirror images counted separately.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleCounts {
+    /// Draws without the rule that the side to move wins by rule.
+    pub draw_to_win: u64,
+    /// Draws without the rule that the side to move loses by rule.
+    pub draw_to_loss: u64,
+    /// Of those losses, the positions where the side to move is trapped now (only checks
+    /// hold off the loss).
+    pub trapped: u64,
+    /// The longest distance to the trap among the rule verdicts.
+    pub longest: u32,
+}
+
+/// The changes, red to move first, and a few entries of each kind for examples.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleDiff {
+    pub sides: [RuleCounts; 2],
+    /// Per side to move: entries won by rule, the farthest from the trap first.
+    pub win_examples: [Vec<u64>; 2],
+    /// Per side to move: entries lost by rule, trapped ones first.
+    pub loss_examples: [Vec<u64>; 2],
+}
+
+impl std::ops::Add for RuleCounts {
+    type Output = RuleCounts;
+    fn add(self, q: RuleCounts) -> RuleCounts {
+        RuleCounts {
+            draw_to_win: self.draw_to_win + q.draw_to_win,
+            draw_to_loss: self.draw_to_loss + q.draw_to_loss,
+            trapped: self.trapped + q.trapped,
+            longest: self.longest.max(q.longest),
+        }
+    }
+}
+
+fn weight_of(pair: usize) -> u64 {
+    if index::pair_index_is_symmetric(pair as u64) {
+        1
+    } else {
+        2
+    }
+}
+
+/// Compares an asian table with the baseline table of the same material. Every entry must
+/// agree except draws that became verdicts by rule (a mate is a mate under any rule);
+/// anything else is an error naming the entry. `examples` entries of each kind are kept.
+pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleDiff, TableError> {
+    let mismatch = |what: &str, found: Rules| TableError::Mismatch {
+        path: if what == "baseline" {
+            baseline.path().to_path_buf()
+        } else {
+            asian.path().to_path_buf()
+        },
+        what: "rule set",
+        found: found.header_name().to_string(),
+        expected: if what == "baseline" {
+            "baseline"
+        } else {
+            "asian"
+        }
+        .to_string(),
+    };
+    if baseline.header().rule_set() != Rules::None {
+        return Err(mismatch("baseline", baseline.header().rule_set()));
+    }
+    if asian.header().rule_set() != Rules::Asian {
+        return Err(mismatch("asian", asian.header().rule_set()));
+    }
+    if baseline.header().material != asian.header().material {
+        return Err(TableError::Mismatch {
+            path: asian.path().to_path_buf(),
+            what: "material",
+            found: asian.header().material.clone(),
+            expected: baseline.header().material.clone(),
+        });
+    }
+    let per_pair = (asian.layout().size() / index::GENERAL_PAIR_COUNT) as usize;
+    let mut out = RuleDiff::default();
+    for turn in Color::ALL {
+        let a = asian.checked_side(turn)?;
+        let b = baseline.checked_side(turn)?;
+        let (counts, first) = a
+            .par_chunks(per_pair)
+            .zip(b.par_chunks(per_pair))
+            .enumerate()
+            .map(|(pair, (a, b))| {
+                let weight = weight_of(pair);
+                let mut c = RuleCounts::default();
+                for (j, (&x, &y)) in a.iter().zip(b).enumerate() {
+                    if x == y {
+                        continue;
+                    }
+                    let index = (pair * per_pair + j) as u64;
+                    if y != code::DRAW || !code::is_rule(x) {
+                        return (c, Some(index));
+                    }
+                    if code::is_rule_win(x) {
+                        c.draw_to_win += weight;
+                    } else {
+                        c.draw_to_loss += weight;
+                        if code::rule_plies(x) == 0 {
+                            c.trapped += weight;
+                        }
+                    }
+                    c.longest = c.longest.max(code::rule_plies(x));
+                }
+                (c, None)
+            })
+            .reduce(
+                || (RuleCounts::default(), None),
+                |(p, e), (q, f)| {
+                    (
+                        p + q,
+                        match (e, f) {
+                            (Some(x), Some(y)) => Some(x.min(y)),
+                            (x, y) => x.or(y),
+                        },
+                    )
+                },
+            );
+        if let Some(index) = first {
+            return Err(TableError::Unsupported(format!(
+                "{}: entry {index} ({turn} to move) is {} there but {} in {}: the tables disagree beyond the rule; verify both",
+                asian.path().display(),
+                describe(a[index as usize]),
+                describe(b[index as usize]),
+                baseline.path().display()
+            )));
+        }
+        out.sides[turn.index()] = counts;
+        if examples > 0 {
+            // the farthest wins first; trapped losses first, then the farthest
+            let mut wins: Vec<(u32, u64)> = Vec::new();
+            let mut losses: Vec<(u32, u64)> = Vec::new();
+            for (i, &x) in a.iter().enumerate() {
+                if code::is_rule_win(x) {
+                    keep(
+                        &mut wins,
+                        (u32::MAX - code::rule_plies(x), i as u64),
+                        examples,
+                    );
+                } else if code::is_rule_loss(x) {
+                    let p = code::rule_plies(x);
+                    let key = if p == 0 { 0 } else { u32::MAX - p };
+                    keep(&mut losses, (key, i as u64), examples);
+                }
+            }
+            out.win_examples[turn.index()] = wins.into_iter().map(|(_, i)| i).collect();
+            out.loss_examples[turn.index()] = losses.into_iter().map(|(_, i)| i).collect();
+        }
+    }
+    Ok(out)
+}
+
+/// Keeps the `n` smallest keys, sorted.
+fn keep(list: &mut Vec<(u32, u64)>, item: (u32, u64), n: usize) {
+    if list.len() == n && list.last().is_some_and(|&l| l <= item) {
+        return;
+    }
+    let at = list.partition_point(|&l| l < item);
+    list.insert(at, item);
+    list.truncate(n);
+}
+
+fn describe(c: u8) -> String {
+    match super::value::value_of_code(c) {
+        Some(v) => v.to_string(),
+        None if c == code::ILLEGAL => "illegal".into(),
+        None => format!("code {c}"),
+    }
+}
+
+/// The verdicts by rule of an asian table alone, per side to move.
+pub fn rule_counts(table: &Table) -> Result<[RuleCounts; 2], TableError> {
+    let per_pair = (table.layout().size() / index::GENERAL_PAIR_COUNT) as usize;
+    let mut out = [RuleCounts::default(); 2];
+    for turn in Color::ALL {
+        let side = table.checked_side(turn)?;
+        out[turn.index()] = side
+            .par_chunks(per_pair)
+            .enumerate()
+            .map(|(pair, chunk)| {
+                let weight = weight_of(pair);
+                let mut c = RuleCounts::default();
+                for &x in chunk {
+                    if code::is_rule_win(x) {
+                        c.draw_to_win += weight;
+                    } else if code::is_rule_loss(x) {
+                        c.draw_to_loss += weight;
+                        c.trapped += weight * (code::rule_plies(x) == 0) as u64;
+                    } else {
+                        continue;
+                    }
+                    c.longest = c.longest.max(code::rule_plies(x));
+                }
+                c
+            })
+            .reduce(RuleCounts::default, |p, q| p + q);
+    }
+    Ok(out)
+}
+
+/// Best play from a position until a position repeats or the game ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleLine {
+    pub moves: Vec<Move>,
+    /// Whether each move gives check.
+    pub checks: Vec<bool>,
+    /// The ply whose position the line's last position repeats (0 = the start).
+    pub repeats_from: Option<usize>,
+}
+
+/// Plays the best move by the tables of `tb` (quickest win, longest resistance) from
+/// `pos` until a position repeats, the game ends or `max_plies` are played. Under the
+/// perpetual-check rule the repetition shows the cycle the rule decides.
+pub fn rule_line(tb: &Tablebase, pos: &Position, max_plies: usize) -> Result<RuleLine, TableError> {
+    let mut seen = std::collections::HashMap::new();
+    let mut p = pos.clone();
+    let mut line = RuleLine {
+        moves: Vec::new(),
+        checks: Vec::new(),
+        repeats_from: None,
+    };
+    while line.moves.len() < max_plies {
+        if let Some(&at) = seen.get(&p.key()) {
+            line.repeats_from = Some(at);
+            break;
+        }
+        seen.insert(p.key(), line.moves.len());
+        let Some(best) = tb.rank_moves(&p)?.first().copied() else {
+            break;
+        };
+        p.play_unchecked(best.mv);
+        line.moves.push(best.mv);
+        line.checks.push(p.is_check());
+    }
+    Ok(line)
+}
