@@ -12,43 +12,13 @@ use canju::tablebase::build::build;
 use canju::tablebase::generate::Silent;
 use canju::tablebase::index::{Layout, MAX_PIECES};
 use canju::tablebase::{Tablebase, Value, verify};
-use canju::{Color, Piece, Position, Setup, Square};
+use canju::{Color, Piece, Position, Square};
 use proptest::prelude::*;
 
-/// Every legal position of a material, by placing the pieces on every allowed point.
+/// Every legal position of a material.
 fn all_positions(material: &Material) -> Vec<Position> {
-    let pieces = material.pieces();
     let mut out = Vec::new();
-    let mut squares: Vec<Square> = Vec::new();
-    fn place(pieces: &[Piece], squares: &mut Vec<Square>, out: &mut Vec<Position>) {
-        let k = squares.len();
-        if k == pieces.len() {
-            for turn in Color::ALL {
-                let mut setup = Setup::empty(turn);
-                for (p, s) in pieces.iter().zip(squares.iter()) {
-                    setup.put(*s, *p);
-                }
-                if let Ok(pos) = setup.into_position() {
-                    out.push(pos);
-                }
-            }
-            return;
-        }
-        let p = pieces[k];
-        for s in Square::all() {
-            if !p.can_stand_on(s) || squares.contains(&s) {
-                continue;
-            }
-            // like pieces in increasing square order: each set once
-            if k > 0 && pieces[k - 1] == p && squares[k - 1] >= s {
-                continue;
-            }
-            squares.push(s);
-            place(pieces, squares, out);
-            squares.pop();
-        }
-    }
-    place(&pieces, &mut squares, &mut out);
+    common::for_each_position(material, &mut |p| out.push(p));
     out
 }
 

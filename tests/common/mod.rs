@@ -237,3 +237,51 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// Calls `f` on every legal position of a material (both sides to move), by placing the
+/// pieces on every point they may stand on; like pieces in increasing square order.
+pub fn for_each_position(material: &canju::material::Material, f: &mut dyn FnMut(Position)) {
+    fn place(pieces: &[Piece], squares: &mut Vec<Square>, f: &mut dyn FnMut(Position)) {
+        let k = squares.len();
+        if k == pieces.len() {
+            for turn in Color::ALL {
+                let mut setup = Setup::empty(turn);
+                for (p, s) in pieces.iter().zip(squares.iter()) {
+                    setup.put(*s, *p);
+                }
+                if let Ok(pos) = setup.into_position() {
+                    f(pos);
+                }
+            }
+            return;
+        }
+        let p = pieces[k];
+        for s in Square::all() {
+            if !p.can_stand_on(s) || squares.contains(&s) {
+                continue;
+            }
+            if k > 0 && pieces[k - 1] == p && squares[k - 1] >= s {
+                continue;
+            }
+            squares.push(s);
+            place(pieces, squares, f);
+            squares.pop();
+        }
+    }
+    place(&material.pieces(), &mut Vec::new(), f);
+}
+
+/// Rewrites one entry of a table file with every checksum made to match, so that only a
+/// check of the values themselves can tell.
+pub fn rewrite_entry(path: &std::path::Path, material: &str, turn: Color, index: u64, code: u8) {
+    let m: canju::material::Material = material.parse().unwrap();
+    let t = canju::tablebase::Table::open(path, m).unwrap();
+    let mut sides = [
+        t.checked_side(Color::Red).unwrap().to_vec(),
+        t.checked_side(Color::Black).unwrap().to_vec(),
+    ];
+    sides[turn.index()][index as usize] = code;
+    let header = t.header().clone();
+    drop(t);
+    canju::tablebase::format::write(path, &header, &sides[0], &sides[1]).unwrap();
+}
