@@ -285,7 +285,7 @@ fn a_perpetual_check_as_the_only_resource_loses_by_rule() {
     // black's horse can only check: every other move loses the horse or walks into mate
     let p = pos("9/9/4k4/9/9/9/9/3n5/9/R2K5 b - - 0 1");
     assert_eq!(baseline.probe(&p).unwrap(), Value::Draw);
-    assert_eq!(asian.probe(&p).unwrap(), Value::RuleLoss(0));
+    assert_eq!(asian.probe(&p).unwrap(), Value::RuleLoss(1));
     // every move that holds the baseline draw checks
     for &mv in p.legal_moves().iter() {
         let mut c = p.clone();
@@ -301,7 +301,7 @@ fn a_perpetual_check_as_the_only_resource_loses_by_rule() {
         let black_moved = (k % 2 == 0) == (p.turn() == Color::Black);
         assert_eq!(check, black_moved, "ply {k}: {:?}", line.moves);
     }
-    // the side that gets out of the checks wins by rule in one ply, to the trap
+    // the side that gets out of the checks wins by rule
     let w = pos("9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1");
     assert_eq!(baseline.probe(&w).unwrap(), Value::Draw);
     assert_eq!(asian.probe(&w).unwrap(), Value::RuleWin(1));
@@ -355,30 +355,36 @@ fn rule_verdicts_only_add_to_the_mates_and_verify() {
 }
 
 #[test]
-fn the_verifier_catches_a_trap_that_is_not_one() {
-    // a loss by rule two plies from the trap, relabelled as trapped: every entry still
+fn the_verifier_catches_a_wrong_level() {
+    // every verdict by rule at the highest level moved one level up: each entry still
     // agrees with its successors one ply deep, so only the fixpoint can tell
     let dir = TempDir::new("rules-tamper");
-    let asian = build(&dir, "KRKCA", Rules::Asian);
-    let t = asian.table("KRKCA".parse().unwrap()).unwrap();
-    let index = t
-        .checked_side(Color::Black)
-        .unwrap()
-        .iter()
-        .position(|&c| c == code::rule(2))
-        .expect("a loss by rule in 2") as u64;
+    let asian = build(&dir, "KRKN", Rules::Asian);
+    let t = asian.table("KRKN".parse().unwrap()).unwrap();
     verify::verify(&t, &asian, &|_, _| {}).unwrap();
+    let top = Color::ALL
+        .iter()
+        .flat_map(|&c| t.checked_side(c).unwrap().iter().copied())
+        .filter(|&c| code::is_rule(c))
+        .map(code::rule_level)
+        .max()
+        .expect("verdicts by rule");
     drop(t);
     drop(asian);
-    let path = dir.0.join("KRKCA.asian.ctb");
-    common::rewrite_entry(&path, "KRKCA", Color::Black, index, code::rule(0));
+    let path = dir.0.join("KRKN.asian.ctb");
+    common::rewrite_codes(&path, "KRKN", &|_, _, c| {
+        if code::is_rule(c) && code::rule_level(c) == top {
+            code::rule(top + 1, code::is_rule_win(c))
+        } else {
+            c
+        }
+    });
     let asian = Tablebase::with_rules(&dir.0, Rules::Asian);
-    let t = asian.table("KRKCA".parse().unwrap()).unwrap();
+    let t = asian.table("KRKN".parse().unwrap()).unwrap();
     let err = verify::verify(&t, &asian, &|_, _| {})
         .unwrap_err()
         .to_string();
-    assert!(err.contains("not trapped"), "{err}");
-    assert!(err.contains(&format!("entry {index}")), "{err}");
+    assert!(err.contains(&format!("at level {top}")), "{err}");
 }
 
 #[test]
@@ -421,7 +427,7 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
     assert_eq!(none["verdict"], "draw");
     assert_eq!(asian["rules"], "asian");
     assert_eq!(asian["verdict"], "loss");
-    assert_eq!(asian["by_rule"], 0);
+    assert_eq!(asian["by_rule"], 1);
     // stats counts the verdicts by rule; verify checks them
     let out = canju(&[
         "stats",

@@ -31,9 +31,8 @@ struct SideJson {
     /// Draws without the rule that the side to move loses by rule (it is the one that
     /// would have to check forever).
     draw_to_loss: u64,
-    /// Of those losses, positions where only checks hold now.
-    trapped: u64,
-    longest_to_trap: u32,
+    /// The highest level of a verdict by rule.
+    levels: u32,
 }
 
 #[derive(serde::Serialize, Clone)]
@@ -69,8 +68,7 @@ fn side_json(c: &RuleCounts) -> SideJson {
     SideJson {
         draw_to_win: c.draw_to_win,
         draw_to_loss: c.draw_to_loss,
-        trapped: c.trapped,
-        longest_to_trap: c.longest,
+        levels: c.levels,
     }
 }
 
@@ -160,11 +158,10 @@ pub fn run(a: DiffArgs) -> CliResult {
     for turn in Color::ALL {
         let c = &diff.sides[turn.index()];
         outln!(
-            "{turn} to move: {} draws become wins for {turn}, {} become losses ({} trapped now); longest to the trap {} plies",
+            "{turn} to move: {} draws become wins for {turn}, {} become losses; levels up to {}",
             thousands(c.draw_to_win),
             thousands(c.draw_to_loss),
-            thousands(c.trapped),
-            c.longest
+            c.levels
         );
     }
     for (pos, line, e) in &examples {

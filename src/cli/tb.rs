@@ -515,7 +515,7 @@ pub struct MoveJson {
     chinese: String,
     verdict: &'static str,
     plies: Option<u32>,
-    /// A verdict of the perpetual-check rule, with the plies until the loser is trapped.
+    /// A verdict of the perpetual-check rule, with its level.
     #[serde(skip_serializing_if = "Option::is_none")]
     by_rule: Option<u32>,
 }
@@ -553,7 +553,7 @@ pub fn probe_json(
         rules: table.header().rules.clone(),
         verdict: value.verdict(),
         plies: value.plies(),
-        by_rule: rule_plies(value),
+        by_rule: rule_level(value),
         moves: moves
             .iter()
             .map(|r| MoveJson {
@@ -562,14 +562,14 @@ pub fn probe_json(
                 chinese: notation::format_move(pos, r.mv, Notation::Chinese, style),
                 verdict: r.value.verdict(),
                 plies: r.value.plies(),
-                by_rule: rule_plies(r.value),
+                by_rule: rule_level(r.value),
             })
             .collect(),
     })
 }
 
-/// The plies to the trap of a verdict by rule.
-fn rule_plies(v: Value) -> Option<u32> {
+/// The level of a verdict by rule.
+fn rule_level(v: Value) -> Option<u32> {
     match v {
         Value::RuleWin(n) | Value::RuleLoss(n) => Some(n),
         _ => None,
@@ -579,14 +579,12 @@ fn rule_plies(v: Value) -> Option<u32> {
 /// Describes a value for people: 红胜 in n moves, etc.
 pub fn verdict_text(v: Value) -> String {
     match v {
-        Value::RuleWin(n) => format!(
-            "win by rule (长将作负: the defender can only check forever), trapped in {n} plies"
-        ),
-        Value::RuleLoss(0) => {
-            "loss by rule (长将作负): only checks hold off the loss, and checking forever loses"
-                .to_string()
+        Value::RuleWin(k) => {
+            format!("win by rule (长将作负: the defender can only check forever), level {k}")
         }
-        Value::RuleLoss(n) => format!("loss by rule (长将作负), trapped in {n} plies"),
+        Value::RuleLoss(k) => {
+            format!("loss by rule (长将作负: only checking forever holds off mate), level {k}")
+        }
         Value::Win(n) => format!("win in {n} plies ({} moves)", n.div_ceil(2)),
         Value::Loss(0) => "loss: no legal move (mated or stalemated)".to_string(),
         Value::Loss(n) => format!("loss in {n} plies"),

@@ -19,20 +19,18 @@ pub struct RuleCounts {
     pub draw_to_win: u64,
     /// Draws without the rule that the side to move loses by rule.
     pub draw_to_loss: u64,
-    /// Of those losses, the positions where the side to move is trapped now (only checks
-    /// hold off the loss).
-    pub trapped: u64,
-    /// The longest distance to the trap among the rule verdicts.
-    pub longest: u32,
+    /// The highest level among the verdicts by rule.
+    pub levels: u32,
 }
 
 /// The changes, red to move first, and a few entries of each kind for examples.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuleDiff {
     pub sides: [RuleCounts; 2],
-    /// Per side to move: entries won by rule, the farthest from the trap first.
+    /// Per side to move: entries won by rule, the highest level first.
     pub win_examples: [Vec<u64>; 2],
-    /// Per side to move: entries lost by rule, trapped ones first.
+    /// Per side to move: entries lost by rule, level 1 first (where the perpetual check is
+    /// the loser's last resource), level 0 last.
     pub loss_examples: [Vec<u64>; 2],
 }
 
@@ -42,8 +40,7 @@ impl std::ops::Add for RuleCounts {
         RuleCounts {
             draw_to_win: self.draw_to_win + q.draw_to_win,
             draw_to_loss: self.draw_to_loss + q.draw_to_loss,
-            trapped: self.trapped + q.trapped,
-            longest: self.longest.max(q.longest),
+            levels: self.levels.max(q.levels),
         }
     }
 }
@@ -113,11 +110,8 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
                         c.draw_to_win += weight;
                     } else {
                         c.draw_to_loss += weight;
-                        if code::rule_plies(x) == 0 {
-                            c.trapped += weight;
-                        }
                     }
-                    c.longest = c.longest.max(code::rule_plies(x));
+                    c.levels = c.levels.max(code::rule_level(x));
                 }
                 (c, None)
             })
@@ -144,19 +138,14 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
         }
         out.sides[turn.index()] = counts;
         if examples > 0 {
-            // the farthest wins first; trapped losses first, then the farthest
             let mut wins: Vec<(u32, u64)> = Vec::new();
             let mut losses: Vec<(u32, u64)> = Vec::new();
             for (i, &x) in a.iter().enumerate() {
+                let level = code::rule_level(x);
                 if code::is_rule_win(x) {
-                    keep(
-                        &mut wins,
-                        (u32::MAX - code::rule_plies(x), i as u64),
-                        examples,
-                    );
+                    keep(&mut wins, (u32::MAX - level, i as u64), examples);
                 } else if code::is_rule_loss(x) {
-                    let p = code::rule_plies(x);
-                    let key = if p == 0 { 0 } else { u32::MAX - p };
+                    let key = if level == 0 { u32::MAX } else { level };
                     keep(&mut losses, (key, i as u64), examples);
                 }
             }
@@ -202,11 +191,10 @@ pub fn rule_counts(table: &Table) -> Result<[RuleCounts; 2], TableError> {
                         c.draw_to_win += weight;
                     } else if code::is_rule_loss(x) {
                         c.draw_to_loss += weight;
-                        c.trapped += weight * (code::rule_plies(x) == 0) as u64;
                     } else {
                         continue;
                     }
-                    c.longest = c.longest.max(code::rule_plies(x));
+                    c.levels = c.levels.max(code::rule_level(x));
                 }
                 c
             })
@@ -226,8 +214,10 @@ pub struct RuleLine {
 }
 
 /// Plays the best move by the tables of `tb` (quickest win, longest resistance) from
-/// `pos` until a position repeats, the game ends or `max_plies` are played. Under the
-/// perpetual-check rule the repetition shows the cycle the rule decides.
+/// `pos` until a position repeats, the game ends or `max_plies` are played. Among equally
+/// good wins by rule the winner takes a move that does not check and leaves the loser
+/// nothing but checks, if there is one, so that the repetition shows the cycle the rule
+/// decides.
 pub fn rule_line(tb: &Tablebase, pos: &Position, max_plies: usize) -> Result<RuleLine, TableError> {
     let mut seen = std::collections::HashMap::new();
     let mut p = pos.clone();
@@ -242,12 +232,36 @@ pub fn rule_line(tb: &Tablebase, pos: &Position, max_plies: usize) -> Result<Rul
             break;
         }
         seen.insert(p.key(), line.moves.len());
-        let Some(best) = tb.rank_moves(&p)?.first().copied() else {
+        let ranked = tb.rank_moves(&p)?;
+        let Some(first) = ranked.first().copied() else {
             break;
         };
+        let mut best = first;
+        if first.value.by_rule() && first.value.is_win() {
+            for r in ranked.iter().take_while(|r| r.value == first.value) {
+                let mut c = p.clone();
+                c.play_unchecked(r.mv);
+                if !c.is_check() && only_checks_hold(tb, &c)? {
+                    best = *r;
+                    break;
+                }
+            }
+        }
         p.play_unchecked(best.mv);
         line.moves.push(best.mv);
         line.checks.push(p.is_check());
     }
     Ok(line)
+}
+
+/// Whether every move of the side to move that does not check loses.
+fn only_checks_hold(tb: &Tablebase, pos: &Position) -> Result<bool, TableError> {
+    for &m in pos.legal_moves().iter() {
+        let mut c = pos.clone();
+        c.play_unchecked(m);
+        if !c.is_check() && !tb.probe(&c)?.for_mover().is_loss() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

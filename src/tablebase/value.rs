@@ -11,12 +11,12 @@ pub enum Value {
     Loss(u32),
     Draw,
     /// Won under the perpetual-check rule (长将作负): the opponent escapes mate only by
-    /// checking forever. The number is the plies until the opponent is trapped: to move in a
-    /// position where every move that does not check loses, and whose checks the winner can
-    /// answer, without checking back every time, for as long as they come (odd).
+    /// checking forever. There is no distance to mate; the number is the level: 0 when a
+    /// capture reaches a sub-table's win by rule, else how many perpetual-check traps of this
+    /// material the loser can still break out of with a quiet move, plus one (level 1: the
+    /// loser's every way out of the checks ends in mate).
     RuleWin(u32),
-    /// Lost under the perpetual-check rule, with the plies until trapped (even; 0 = trapped
-    /// now: only checks hold off the loss, and checking forever loses by rule).
+    /// Lost under the perpetual-check rule, with the level (see [`Value::RuleWin`]).
     RuleLoss(u32),
 }
 
@@ -27,15 +27,6 @@ impl Value {
             Value::Win(n)
         } else {
             Value::Loss(n)
-        }
-    }
-
-    /// A rule value from its plies: odd is a win for the side to move, even a loss.
-    pub fn rule_from_plies(n: u32) -> Value {
-        if n % 2 == 1 {
-            Value::RuleWin(n)
-        } else {
-            Value::RuleLoss(n)
         }
     }
 
@@ -81,15 +72,15 @@ impl Value {
         match self {
             Value::Win(n) => Value::Loss(n + 1),
             Value::Loss(n) => Value::Win(n + 1),
-            Value::RuleWin(n) => Value::RuleLoss(n + 1),
-            Value::RuleLoss(n) => Value::RuleWin(n + 1),
+            Value::RuleWin(k) => Value::RuleLoss(k),
+            Value::RuleLoss(k) => Value::RuleWin(k),
             Value::Draw => Value::Draw,
         }
     }
 
     /// Ordering key for the side to move choosing among its moves' values (bigger is
-    /// better): quicker mates, then wins by rule (quicker first), then draws, then losses
-    /// by rule (later first), then longer losses to mate.
+    /// better): quicker mates, then wins by rule (lower level first), then draws, then
+    /// losses by rule (higher level first), then longer losses to mate.
     pub fn preference(self) -> i64 {
         match self {
             Value::Win(n) => 2_000_000 - n as i64,
@@ -106,25 +97,16 @@ impl fmt::Display for Value {
         match self {
             Value::Win(n) => write!(f, "win in {n} plies ({} moves)", n.div_ceil(2)),
             Value::Loss(n) => write!(f, "loss in {n} plies"),
-            Value::RuleWin(n) => {
-                write!(f, "win by the perpetual-check rule ({n} plies to the trap)")
-            }
-            Value::RuleLoss(0) => write!(
-                f,
-                "loss by the perpetual-check rule (trapped: only checks hold)"
-            ),
-            Value::RuleLoss(n) => write!(
-                f,
-                "loss by the perpetual-check rule ({n} plies to the trap)"
-            ),
+            Value::RuleWin(k) => write!(f, "win by the perpetual-check rule (level {k})"),
+            Value::RuleLoss(k) => write!(f, "loss by the perpetual-check rule (level {k})"),
             Value::Draw => write!(f, "draw"),
         }
     }
 }
 
 /// Stored byte codes: 0 draw, 1 illegal, 2 + n decided by mate in n plies (n ≤ 189),
-/// 192 + n decided by the perpetual-check rule with n plies to the trap (n ≤ 61; tables
-/// built with the asian rule set only).
+/// 192 + 2k a loss and 193 + 2k a win by the perpetual-check rule at level k (k ≤ 30;
+/// tables built with the asian rule set only).
 pub mod code {
     pub const DRAW: u8 = 0;
     pub const ILLEGAL: u8 = 1;
@@ -163,15 +145,15 @@ pub mod code {
 
     /// The first code of a verdict by rule.
     pub const RULE_BASE: u8 = MAX_STORED + 1;
-    /// Longest distance to the trap a one-byte rule entry holds.
-    pub const MAX_RULE_PLIES: u32 = 61;
+    /// The highest level a one-byte rule entry holds.
+    pub const MAX_RULE_LEVEL: u32 = 30;
     /// The last code a finished table may hold.
-    pub const MAX_RULE: u8 = RULE_BASE + MAX_RULE_PLIES as u8;
+    pub const MAX_RULE: u8 = RULE_BASE + 2 * MAX_RULE_LEVEL as u8 + 1;
 
-    /// The code of a verdict by rule with `plies` to the trap.
+    /// The code of a verdict by rule at `level`, a win or a loss for the side to move.
     #[inline(always)]
-    pub const fn rule(plies: u32) -> u8 {
-        RULE_BASE + plies as u8
+    pub const fn rule(level: u32, win: bool) -> u8 {
+        RULE_BASE + 2 * level as u8 + win as u8
     }
 
     #[inline(always)]
@@ -179,22 +161,22 @@ pub mod code {
         code >= RULE_BASE && code <= MAX_RULE
     }
 
-    /// Plies to the trap of a rule code.
+    /// The level of a rule code.
     #[inline(always)]
-    pub const fn rule_plies(code: u8) -> u32 {
-        (code - RULE_BASE) as u32
+    pub const fn rule_level(code: u8) -> u32 {
+        ((code - RULE_BASE) / 2) as u32
     }
 
-    /// A rule code that is a win for the side to move (odd plies).
+    /// A rule code that is a win for the side to move.
     #[inline(always)]
     pub const fn is_rule_win(code: u8) -> bool {
-        is_rule(code) && rule_plies(code) % 2 == 1
+        is_rule(code) && (code - RULE_BASE) % 2 == 1
     }
 
-    /// A rule code that is a loss for the side to move (even plies).
+    /// A rule code that is a loss for the side to move.
     #[inline(always)]
     pub const fn is_rule_loss(code: u8) -> bool {
-        is_rule(code) && rule_plies(code).is_multiple_of(2)
+        is_rule(code) && (code - RULE_BASE).is_multiple_of(2)
     }
 
     /// Whether the side to move wins, by mate or by rule.
@@ -215,7 +197,8 @@ pub fn value_of_code(c: u8) -> Option<Value> {
     match c {
         code::DRAW => Some(Value::Draw),
         c if code::is_decided(c) => Some(Value::from_plies(code::plies(c))),
-        c if code::is_rule(c) => Some(Value::rule_from_plies(code::rule_plies(c))),
+        c if code::is_rule_win(c) => Some(Value::RuleWin(code::rule_level(c))),
+        c if code::is_rule(c) => Some(Value::RuleLoss(code::rule_level(c))),
         _ => None,
     }
 }

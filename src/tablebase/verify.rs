@@ -5,13 +5,13 @@
 //! are losses in 0, and that illegal entries are exactly the illegal placements.
 //!
 //! A table of rule set `asian` is checked the same way entry by entry (a verdict by rule is
-//! the one-ply minimax of its successors, except a trapped loser's, which only has to be a
-//! loss), and then its verdicts by rule are recomputed from scratch by a plain forward
-//! fixpoint over the whole table that shares nothing with the generator's backward search:
-//! sweeps until nothing changes for the positions forced into a win, and the perpetual-check
-//! trap as the greatest set of the loser's positions from which it cannot leave except by
-//! checking, while the winner keeps answering. Every verdict by rule, and every trap, must be
-//! exactly what the fixpoint finds.
+//! the one-ply minimax of its successors' levels, a capture into a sub-table's win by rule
+//! counting as level 0), and then its verdicts by rule are recomputed from scratch by a plain
+//! forward fixpoint over the whole table that shares nothing with the generator's backward
+//! search: sweeps until nothing changes for the positions forced into a win, and the
+//! perpetual-check trap as the greatest set of the loser's positions from which it cannot
+//! leave except by checking while the winner keeps answering without always checking back.
+//! Every verdict by rule must be found, at the stage its level says, and nothing else.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -189,7 +189,12 @@ fn check(
         let child_value = if pos.piece_at(m.to()).is_some() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            tb.probe(&child).map_err(Failure::Table)?
+            // a capture into a win by rule counts as level 0 of this material
+            match tb.probe(&child).map_err(Failure::Table)? {
+                Value::RuleWin(_) => Value::RuleWin(0),
+                Value::RuleLoss(_) => Value::RuleLoss(0),
+                v => v,
+            }
         } else {
             let mut child_squares = [Square::new(0).expect("a0"); MAX_PIECES];
             child_squares[..squares.len()].copy_from_slice(squares);
@@ -215,10 +220,7 @@ fn check(
         }
     }
     let expected = best.unwrap_or(Value::Loss(0));
-    // a trapped loser's distance is 0 whatever its moves say; that it is trapped is
-    // checked by the fixpoint
-    let trapped = stored_value == Value::RuleLoss(0) && matches!(expected, Value::RuleLoss(_));
-    if expected == stored_value || trapped {
+    if expected == stored_value {
         Ok(true)
     } else {
         Err(Failure::Wrong(format!("its moves give {expected}"), fen()))

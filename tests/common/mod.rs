@@ -271,16 +271,20 @@ pub fn for_each_position(material: &canju::material::Material, f: &mut dyn FnMut
     place(&material.pieces(), &mut Vec::new(), f);
 }
 
-/// Rewrites one entry of a table file with every checksum made to match, so that only a
-/// check of the values themselves can tell.
-pub fn rewrite_entry(path: &std::path::Path, material: &str, turn: Color, index: u64, code: u8) {
+/// Rewrites the entries of a table file through `f` (side to move, index, code) with every
+/// checksum made to match, so that only a check of the values themselves can tell.
+pub fn rewrite_codes(path: &std::path::Path, material: &str, f: &dyn Fn(Color, u64, u8) -> u8) {
     let m: canju::material::Material = material.parse().unwrap();
     let t = canju::tablebase::Table::open(path, m).unwrap();
     let mut sides = [
         t.checked_side(Color::Red).unwrap().to_vec(),
         t.checked_side(Color::Black).unwrap().to_vec(),
     ];
-    sides[turn.index()][index as usize] = code;
+    for turn in Color::ALL {
+        for (i, c) in sides[turn.index()].iter_mut().enumerate() {
+            *c = f(turn, i as u64, *c);
+        }
+    }
     let header = t.header().clone();
     drop(t);
     canju::tablebase::format::write(path, &header, &sides[0], &sides[1]).unwrap();

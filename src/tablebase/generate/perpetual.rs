@@ -61,8 +61,6 @@ struct TrapGraph {
 struct Work {
     /// Per L-to-move entry: its moves not yet known to lose, or [`NEVER`].
     counter: Vec<AtomicU8>,
-    /// Trap positions (L to move), 0 plies to the trap.
-    core: Bits,
     /// L-to-move positions where every move that does not check loses (only grows).
     cand: Bits,
     /// L-to-move positions one of whose moves newly lost since their last look.
@@ -77,7 +75,6 @@ impl Solver<'_> {
         let size = self.layout.size();
         let work = Work {
             counter: (0..size).map(|_| AtomicU8::new(0)).collect(),
-            core: Bits::new(size),
             cand: Bits::new(size),
             dirty: Bits::new(size),
             trap: Bits::new(size),
@@ -168,7 +165,6 @@ impl Solver<'_> {
     fn rule_wins(&self, w: Color, work: &Work, progress: &dyn Progress) -> Result<(), TableError> {
         let l = !w;
         let size = self.layout.size();
-        work.core.clear();
         // W to move, a capture into a loss by rule of a sub-table
         self.for_code(w, code::DRAW, |s, i| {
             let legality = self.generate_moves(s);
@@ -196,6 +192,8 @@ impl Solver<'_> {
             self.attract(w, work, &frontier_l, &frontier_w);
         }
         t_count += t.elapsed().as_secs_f64();
+        // level 0: wins through captures into a sub-table's wins by rule
+        self.finish_level(w, 0)?;
         loop {
             let t = std::time::Instant::now();
             self.update_candidates(w, work);
@@ -215,32 +213,30 @@ impl Solver<'_> {
                 break;
             }
             stage += 1;
+            if stage > code::MAX_RULE_LEVEL {
+                return Err(TableError::Unsupported(format!(
+                    "{}: more than {} levels of perpetual-check traps do not fit one-byte entries",
+                    self.layout.material(),
+                    code::MAX_RULE_LEVEL
+                )));
+            }
             self.for_members(&work.trap, l, |_, i| {
                 self.values[l.index()][i as usize].store(PENDING_LOSS, Relaxed);
-                work.core.set(i);
                 frontier_l.set(i);
             });
             let t = std::time::Instant::now();
             self.attract(w, work, &frontier_l, &frontier_w);
             t_attract += t.elapsed().as_secs_f64();
-            let won = self.values[w.index()]
-                .par_iter()
-                .filter(|c| c.load(Relaxed) == PENDING_WIN)
-                .count() as u64;
+            let won = self.finish_level(w, stage)?;
             progress.rule_stage(w, stage, won);
         }
-        drop(frontier_l);
-        drop(frontier_w);
-        let t = std::time::Instant::now();
-        let r = self.rule_distances(w, work);
         if trace {
             eprintln!(
-                "{}: {w} wins by rule: {stage} stages; counts {t_count:.2} s, attractor {t_attract:.2} s, traps {t_trap:.2} s, distances {:.2} s",
+                "{}: {w} wins by rule: {stage} levels; counts {t_count:.2} s, attractor {t_attract:.2} s, traps {t_trap:.2} s",
                 self.layout.material(),
-                t.elapsed().as_secs_f64()
             );
         }
-        r
+        Ok(())
     }
 
     /// Counts, for every drawn L-to-move position, its moves into positions not yet won for
@@ -325,6 +321,21 @@ impl Solver<'_> {
             }
             work.cand.set(i);
         });
+    }
+
+    /// Gives the positions won for W in this stage their codes at `level`; returns how many.
+    fn finish_level(&self, w: Color, level: u32) -> Result<u64, TableError> {
+        let won = AtomicU64::new(0);
+        for (turn, pending, win) in [(w, PENDING_WIN, true), (!w, PENDING_LOSS, false)] {
+            self.values[turn.index()].par_iter().for_each(|c| {
+                if c.load(Relaxed) == pending {
+                    c.store(code::rule(level, win), Relaxed);
+                    won.fetch_add(1, Relaxed);
+                }
+            });
+        }
+        self.check_failed()?;
+        Ok(won.load(Relaxed))
     }
 
     /// Closes the set won for W under forcing: walks back from the newly won positions
@@ -564,168 +575,4 @@ impl Solver<'_> {
             })
             .collect()
     }
-
-    /// The distances of W's rule verdicts: 0 in a trap (L to move), then backwards in
-    /// layers, W taking the least, L the most of its moves' distances.
-    fn rule_distances(&self, w: Color, work: &Work) -> Result<(), TableError> {
-        let l = !w;
-        let longest = AtomicU32::new(0);
-        let note = |n: u32| {
-            longest.fetch_max(n, Relaxed);
-        };
-        // W to move: a capture into a loss by rule of a sub-table sets a first distance
-        self.for_code(w, PENDING_WIN, |s, i| {
-            let legality = self.generate_moves(s);
-            let mut best: Option<u32> = None;
-            for k in 0..s.moves.len() {
-                let m = s.moves[k];
-                if s.pos.piece_at(m.to()).is_some() && legality.move_is_legal(&s.pos, m) {
-                    let c = self.capture_code_with_rule(s, m);
-                    if code::is_rule_loss(c) {
-                        let n = code::rule_plies(c) + 1;
-                        best = Some(best.map_or(n, |b| b.min(n)));
-                    }
-                }
-            }
-            if let Some(n) = best {
-                note(n);
-                self.store_rule(w, i, n);
-            }
-        });
-        // L to move: traps are 0; the others count their quiet moves into rule wins
-        self.for_code(l, PENDING_LOSS, |s, i| {
-            if work.core.get(i) {
-                self.store_rule(l, i, 0);
-                return;
-            }
-            let legality = self.generate_moves(s);
-            let mut count = 0u32;
-            for k in 0..s.moves.len() {
-                let m = s.moves[k];
-                if s.pos.piece_at(m.to()).is_none() && legality.move_is_legal(&s.pos, m) {
-                    let child = self.quiet_child(s, i, m);
-                    let c = self.values[w.index()][child as usize].load(Relaxed);
-                    if c == PENDING_WIN || code::is_rule_win(c) {
-                        count += 1;
-                    }
-                }
-            }
-            if count == 0 {
-                let n = self.rule_loss_plies(s, 0);
-                if n == 0 {
-                    self.fail(TableError::Unsupported(format!(
-                        "{}: entry {i} lost by rule with no move into a win by rule (a generator fault)",
-                        self.layout.material()
-                    )));
-                    return;
-                }
-                note(n);
-                self.store_rule(l, i, n);
-            } else {
-                work.counter[i as usize].store(count.min(NEVER as u32 - 1) as u8, Relaxed);
-            }
-        });
-        self.check_failed()?;
-        let found = &work.trap;
-        let mut plies = 1;
-        while plies <= longest.load(Relaxed) + 1 {
-            let (child_turn, parent_turn) = if plies % 2 == 1 { (l, w) } else { (w, l) };
-            let want = code::rule(plies - 1);
-            found.clear();
-            let cells = self.values[child_turn.index()];
-            (0..size_words(self.layout.size()))
-                .into_par_iter()
-                .for_each(|word| {
-                    let mut bits = 0u64;
-                    for b in 0..64 {
-                        let i = word * 64 + b;
-                        if i < self.layout.size() && cells[i as usize].load(Relaxed) == want {
-                            bits |= 1 << b;
-                        }
-                    }
-                    found.0[word as usize].store(bits, Relaxed);
-                });
-            let parents = self.values[parent_turn.index()];
-            self.for_members(found, child_turn, |s, i| {
-                let list = self.collect_parents(s, i, child_turn, parents);
-                for &p in &list {
-                    let cell = &parents[p as usize];
-                    if parent_turn == w {
-                        // the first layer to reach a W-to-move position is its shortest
-                        let new = code::rule(plies);
-                        let mut c = cell.load(Relaxed);
-                        while c == PENDING_WIN || (code::is_rule_win(c) && c > new) {
-                            match cell.compare_exchange(c, new, Relaxed, Relaxed) {
-                                Ok(_) => {
-                                    note(plies);
-                                    break;
-                                }
-                                Err(now) => c = now,
-                            }
-                        }
-                    } else if cell.load(Relaxed) == PENDING_LOSS && !work.core.get(p) {
-                        let counter = &work.counter[p as usize];
-                        if counter.fetch_sub(1, Relaxed) == 1 {
-                            // the last of its quiet moves into a rule win: the longest
-                            let mut t = Scratch::new();
-                            if self.set_up(&mut t, p, l) {
-                                let n = self.rule_loss_plies(&mut t, plies);
-                                note(n);
-                                self.store_rule(l, p, n);
-                            }
-                        }
-                    }
-                }
-                s.parents = list;
-            });
-            self.check_failed()?;
-            plies += 1;
-        }
-        let left = [w, l].iter().any(|&t| {
-            self.values[t.index()]
-                .par_iter()
-                .any(|c| matches!(c.load(Relaxed), PENDING_WIN | PENDING_LOSS))
-        });
-        if left {
-            return Err(TableError::Unsupported(format!(
-                "{}: a verdict by rule was left without a distance (a generator fault)",
-                self.layout.material()
-            )));
-        }
-        Ok(())
-    }
-
-    /// The distance of an L-to-move rule loss whose quiet moves into rule wins are all
-    /// known, the longest of them `plies`: at least that, and 1 + its captures' distances
-    /// into rule wins.
-    fn rule_loss_plies(&self, s: &mut Scratch, plies: u32) -> u32 {
-        let legality = self.generate_moves(s);
-        let mut longest = plies;
-        for k in 0..s.moves.len() {
-            let m = s.moves[k];
-            if s.pos.piece_at(m.to()).is_some() && legality.move_is_legal(&s.pos, m) {
-                let c = self.capture_code_with_rule(s, m);
-                if code::is_rule_win(c) {
-                    longest = longest.max(code::rule_plies(c) + 1);
-                }
-            }
-        }
-        longest
-    }
-
-    fn store_rule(&self, turn: Color, index: u64, plies: u32) {
-        if plies > code::MAX_RULE_PLIES {
-            self.fail(TableError::Unsupported(format!(
-                "{}: a distance to the perpetual-check trap beyond {} plies does not fit one-byte entries",
-                self.layout.material(),
-                code::MAX_RULE_PLIES
-            )));
-            return;
-        }
-        self.values[turn.index()][index as usize].store(code::rule(plies), Relaxed);
-    }
-}
-
-fn size_words(size: u64) -> u64 {
-    size.div_ceil(64)
 }

@@ -46,61 +46,79 @@ pub(super) fn check(table: &Table, tb: &Tablebase, winner: Color) -> Result<(), 
             f.won[loser.index()].set(i);
         }
     });
-    let trapped = Bits::new(size);
+    let prev = [Bits::new(size), Bits::new(size)];
+    let mut level = 0;
+    let mut trap: Option<Bits> = None;
     loop {
+        prev[0].copy_from(&f.won[0]);
+        prev[1].copy_from(&f.won[1]);
+        if let Some(t) = &trap {
+            f.won[loser.index()].add(t);
+        }
         f.attract();
-        let trap = f.trap();
         f.failed()?;
-        if trap.count() == 0 {
+        // every position won in this stage holds a verdict by rule at this level
+        f.first_wrong(|turn, i, c| {
+            (f.won[turn.index()].get(i) && !prev[turn.index()].get(i))
+                .then(|| {
+                    let want = code::rule(level, turn == winner);
+                    (c != want).then(|| {
+                        format!("the perpetual-check fixpoint finds it won for {winner} at level {level}")
+                    })
+                })
+                .flatten()
+        })?;
+        let t = f.trap();
+        f.failed()?;
+        if t.count() == 0 {
             break;
         }
-        trapped.add(&trap);
-        f.won[loser.index()].add(&trap);
+        level += 1;
+        trap = Some(t);
     }
-    // compare, the lowest index first
-    for i in 0..size {
-        for turn in Color::ALL {
-            let c = table.code_of_checked(turn, i);
-            if c == code::ILLEGAL {
-                continue;
-            }
-            let stored = if turn == winner {
-                code::wins(c)
-            } else {
-                code::loses(c)
-            };
-            let found = f.won[turn.index()].get(i);
-            let trap_found = turn == loser && trapped.get(i);
-            let trap_stored = turn == loser && c == code::rule(0);
-            if stored != found || trap_found != trap_stored {
-                let reason = if stored != found {
-                    format!(
-                        "the perpetual-check fixpoint finds it {} for {winner}",
-                        if found { "won" } else { "not won" }
-                    )
-                } else {
-                    format!(
-                        "the perpetual-check fixpoint finds {loser} {}trapped there",
-                        if trap_found { "" } else { "not " }
-                    )
-                };
-                return Err(VerifyError::Disagreement {
-                    material: table.header().material.clone(),
-                    index: i,
-                    side: turn,
-                    stored: describe(c),
-                    reason,
-                    fen: layout
-                        .position(i, turn)
-                        .map_or_else(|| "(no position)".into(), |p| p.to_string()),
-                });
-            }
-        }
-    }
-    Ok(())
+    // and nothing else is
+    f.first_wrong(|turn, i, c| {
+        let claims = if turn == winner {
+            code::is_rule_win(c)
+        } else {
+            code::is_rule_loss(c)
+        };
+        (claims && !f.won[turn.index()].get(i))
+            .then(|| format!("the perpetual-check fixpoint finds it not won for {winner}"))
+    })
 }
 
 impl Fixpoint<'_> {
+    /// The disagreement at the lowest entry for which `wrong` gives a reason.
+    fn first_wrong(
+        &self,
+        wrong: impl Fn(Color, u64, u8) -> Option<String> + Sync,
+    ) -> Result<(), VerifyError> {
+        let layout = self.table.layout();
+        let found = (0..layout.size()).into_par_iter().find_map_first(|i| {
+            Color::ALL.iter().find_map(|&turn| {
+                let c = self.table.code_of_checked(turn, i);
+                if c == code::ILLEGAL {
+                    return None;
+                }
+                wrong(turn, i, c).map(|reason| (i, turn, c, reason))
+            })
+        });
+        match found {
+            None => Ok(()),
+            Some((index, side, c, reason)) => Err(VerifyError::Disagreement {
+                material: self.table.header().material.clone(),
+                index,
+                side,
+                stored: describe(c),
+                reason,
+                fen: layout
+                    .position(index, side)
+                    .map_or_else(|| "(no position)".into(), |p| p.to_string()),
+            }),
+        }
+    }
+
     fn failed(&self) -> Result<(), TableError> {
         match self.failure.lock().expect("lock").take() {
             Some(e) => Err(e),
