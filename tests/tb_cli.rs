@@ -57,7 +57,7 @@ fn gen_builds_dependencies_first_then_keeps_them() {
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].starts_with("KK ") && lines[0].contains(" built "));
     assert!(lines[1].starts_with("KRK ") && lines[1].contains("longest win"));
-    assert!(lines[2].starts_with("KRK (车对光将): 2 tables, 2 built"));
+    assert!(lines[2].starts_with("KRK (车对光将), rules none: 2 tables, 2 built"));
     assert!(
         err(&o).is_empty(),
         "no progress bar when piped: {}",
@@ -294,7 +294,7 @@ fn a_killed_run_leaves_no_table_that_looks_complete() {
     let o = canju(&["gen", "KNPKAB", "--dir", d.arg()]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(
-        out(&o).contains("KNPKAB (马兵对士象): 16 tables"),
+        out(&o).contains("KNPKAB (马兵对士象), rules none: 16 tables"),
         "{}",
         out(&o)
     );

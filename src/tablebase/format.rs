@@ -237,10 +237,11 @@ pub enum TableError {
         code: u8,
         hint: String,
     },
-    #[error("no {material} table in {dir}: run `{command}`{hint}", command = gen_command(&dir.join(material)))]
+    #[error("no {material} table{rules} in {dir}: run `{command}`{hint}", rules = if *rules == Rules::None { "" } else { " with the perpetual-check rule" }, command = gen_command(&dir.join(file_name_of(material, *rules))))]
     Missing {
         material: String,
         dir: PathBuf,
+        rules: Rules,
         hint: String,
     },
     #[error("{0}")]
@@ -289,16 +290,30 @@ pub fn rebuild_hint(path: &Path) -> String {
 /// The `canju gen` command that builds a table file where it is (`--dir` when the file is
 /// not in the default directory).
 pub fn gen_command(path: &Path) -> String {
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
+    let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
+    let stem = name
+        .split('.')
+        .next()
         .filter(|s| !s.is_empty())
         .unwrap_or("MATERIAL");
+    let rules = if name.ends_with(".asian.ctb") {
+        " --rules asian"
+    } else {
+        ""
+    };
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() && dir != Path::new("tablebases") => {
-            format!("canju gen {stem} --dir {}", dir.display())
+            format!("canju gen {stem} --dir {}{rules}", dir.display())
         }
-        _ => format!("canju gen {stem}"),
+        _ => format!("canju gen {stem}{rules}"),
+    }
+}
+
+/// [`file_name`] for a material given by name.
+fn file_name_of(material: &str, rules: Rules) -> String {
+    match rules {
+        Rules::None => format!("{material}.ctb"),
+        Rules::Asian => format!("{material}.asian.ctb"),
     }
 }
 
@@ -312,10 +327,7 @@ fn bincode_config() -> impl bincode::config::Config {
 /// The file name of a table: `KNPKAABB.ctb` without repetition rulings,
 /// `KNPKAABB.asian.ctb` with the perpetual-check rule, so both can share a directory.
 pub fn file_name(material: &Material, rules: Rules) -> String {
-    match rules {
-        Rules::None => format!("{material}.ctb"),
-        Rules::Asian => format!("{material}.asian.ctb"),
-    }
+    file_name_of(&material.to_string(), rules)
 }
 
 fn align(n: usize) -> usize {

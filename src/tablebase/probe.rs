@@ -414,6 +414,7 @@ impl Tablebase {
             return Err(TableError::Missing {
                 material: material.to_string(),
                 dir: self.dir.clone(),
+                rules: self.rules,
                 hint,
             });
         }

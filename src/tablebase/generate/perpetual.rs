@@ -114,6 +114,28 @@ impl Solver<'_> {
         }
     }
 
+    /// Calls `f` with each legal quiet move of the position in `s` (entry `index`) and the
+    /// index of the position it leads to, until `f` returns false.
+    #[inline]
+    fn each_quiet_move(
+        &self,
+        s: &mut Scratch,
+        index: u64,
+        mut f: impl FnMut(&mut Scratch, crate::moves::Move, u64) -> bool,
+    ) {
+        let legality = self.generate_moves(s);
+        for k in 0..s.moves.len() {
+            let m = s.moves[k];
+            if s.pos.piece_at(m.to()).is_some() || !legality.move_is_legal(&s.pos, m) {
+                continue;
+            }
+            let child = self.quiet_child(s, index, m);
+            if !f(s, m, child) {
+                return;
+            }
+        }
+    }
+
     /// Whether a move of the position in `s` gives check.
     #[inline]
     fn gives_check(&self, s: &mut Scratch, m: crate::moves::Move) -> bool {
@@ -306,20 +328,15 @@ impl Solver<'_> {
             {
                 return;
             }
-            let legality = self.generate_moves(s);
-            for k in 0..s.moves.len() {
-                let m = s.moves[k];
-                if s.pos.piece_at(m.to()).is_some() || !legality.move_is_legal(&s.pos, m) {
-                    continue;
-                }
-                let child = self.quiet_child(s, i, m);
-                if !self.won_for(w, w, self.values[w.index()][child as usize].load(Relaxed))
-                    && !self.gives_check(s, m)
-                {
-                    return;
-                }
+            let mut escapes = false;
+            self.each_quiet_move(s, i, |s, m, child| {
+                let c = self.values[w.index()][child as usize].load(Relaxed);
+                escapes = !self.won_for(w, w, c) && !self.gives_check(s, m);
+                !escapes
+            });
+            if !escapes {
+                work.cand.set(i);
             }
-            work.cand.set(i);
         });
     }
 
@@ -464,25 +481,15 @@ impl Solver<'_> {
                     let before = adj.len();
                     let mut escapes = false;
                     if self.set_up(s, i, l) {
-                        let legality = self.generate_moves(s);
-                        for k in 0..s.moves.len() {
-                            let m = s.moves[k];
-                            if s.pos.piece_at(m.to()).is_some()
-                                || !legality.move_is_legal(&s.pos, m)
-                            {
-                                continue;
-                            }
-                            let child = self.quiet_child(s, i, m);
+                        self.each_quiet_move(s, i, |_, _, child| {
                             let c = self.values[w.index()][child as usize].load(Relaxed);
-                            if self.won_for(w, w, c) {
-                                continue;
-                            }
                             if c == code::DRAW {
                                 adj.push(child);
-                            } else {
+                            } else if !self.won_for(w, w, c) {
                                 escapes = true;
                             }
-                        }
+                            true
+                        });
                     }
                     lens.push((adj.len() - before) as u32);
                     bad.push(escapes);
@@ -515,20 +522,13 @@ impl Solver<'_> {
                 for &i in chunk {
                     let before = adj.len();
                     if self.set_up(s, i, w) {
-                        let legality = self.generate_moves(s);
-                        for k in 0..s.moves.len() {
-                            let m = s.moves[k];
-                            if s.pos.piece_at(m.to()).is_some()
-                                || !legality.move_is_legal(&s.pos, m)
-                            {
-                                continue;
-                            }
-                            let child = self.quiet_child(s, i, m);
+                        self.each_quiet_move(s, i, |s, m, child| {
                             if let Ok(d) = l_nodes.binary_search(&child) {
                                 let check = if self.gives_check(s, m) { CHECK_BIT } else { 0 };
                                 adj.push(d as u32 | check);
                             }
-                        }
+                            true
+                        });
                     }
                     lens.push((adj.len() - before) as u32);
                 }
