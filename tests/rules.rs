@@ -464,6 +464,14 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
         d["black_to_move"]["draw_to_loss"].as_u64(),
         stats["black_to_move"]["loss_by_rule"].as_u64()
     );
+    // a plan builds the asian files with asian jobs
+    let out = canju(&["plan", "KRKN", "--dir", dir.arg(), "--rules", "asian"]);
+    let plan = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(plan.contains("all: $(DIR)/KRKN.asian.ctb"), "{plan}");
+    assert!(
+        plan.contains("gen KRKN --no-deps --dir") && plan.contains("--rules asian"),
+        "{plan}"
+    );
     // bad input: one line, non-zero
     for args in [
         vec!["gen", "KRKN", "--dir", dir.arg(), "--rules", "chinese"],

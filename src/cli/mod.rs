@@ -106,6 +106,9 @@ enum Command {
         /// Threads each job uses (default: one per core of the machine that runs it).
         #[arg(long)]
         threads: Option<usize>,
+        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
+        #[arg(long, default_value = "none")]
+        rules: Rules,
     },
     /// Index size and table size of a material at once; legal positions from its table, or
     /// counted with --count.
@@ -588,7 +591,8 @@ pub fn run() -> ExitCode {
             dir,
             bin,
             threads,
-        }) => plan::run(&material, &format, &dir, &bin, threads),
+            rules,
+        }) => plan::run(&material, &format, &dir, &bin, threads, rules),
         Some(Command::Deps { material }) => tb::deps_cmd(&material),
         Some(Command::Info {
             material,

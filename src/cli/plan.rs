@@ -25,6 +25,7 @@ pub fn run(
     dir: &Option<PathBuf>,
     bin: &str,
     threads: Option<usize>,
+    rules: Rules,
 ) -> CliResult {
     let m = material_arg(sig)?;
     let dir = table_dir(dir)?;
@@ -47,7 +48,12 @@ pub fn run(
         .into_iter()
         .map(|t| (t, t.captures()))
         .collect();
-    let threads_arg = threads.map_or(String::new(), |t| format!(" --threads {t}"));
+    let threads_arg = threads.map_or(String::new(), |t| format!(" --threads {t}"))
+        + if rules == Rules::None {
+            ""
+        } else {
+            " --rules asian"
+        };
     let head = format!(
         "canju plan {m} ({}): {} tables, one job each; a job needs the tables its captures lead into",
         m.chinese(),
@@ -61,16 +67,16 @@ pub fn run(
             outln!("DIR := {dir_text}");
             outln!();
             outln!(".PHONY: all");
-            outln!("all: $(DIR)/{}", file_name(&m, Rules::None));
+            outln!("all: $(DIR)/{}", file_name(&m, rules));
             for (t, subs) in &jobs {
                 let deps: Vec<String> = subs
                     .iter()
-                    .map(|s| format!("$(DIR)/{}", file_name(s, Rules::None)))
+                    .map(|s| format!("$(DIR)/{}", file_name(s, rules)))
                     .collect();
                 outln!();
                 outln!(
                     "$(DIR)/{}:{}{}",
-                    file_name(t, Rules::None),
+                    file_name(t, rules),
                     if deps.is_empty() { "" } else { " " },
                     deps.join(" ")
                 );
@@ -84,18 +90,18 @@ pub fn run(
             );
             outln!();
             outln!("rule all:");
-            outln!("    input: \"{dir_text}/{}\"", file_name(&m, Rules::None));
+            outln!("    input: \"{dir_text}/{}\"", file_name(&m, rules));
             for (t, subs) in &jobs {
                 outln!();
                 outln!("rule table_{t}:");
                 if !subs.is_empty() {
                     let deps: Vec<String> = subs
                         .iter()
-                        .map(|s| format!("\"{dir_text}/{}\"", file_name(s, Rules::None)))
+                        .map(|s| format!("\"{dir_text}/{}\"", file_name(s, rules)))
                         .collect();
                     outln!("    input: {}", deps.join(", "));
                 }
-                outln!("    output: \"{dir_text}/{}\"", file_name(t, Rules::None));
+                outln!("    output: \"{dir_text}/{}\"", file_name(t, rules));
                 if let Some(n) = threads {
                     outln!("    threads: {n}");
                 }
