@@ -464,6 +464,31 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
         d["black_to_move"]["draw_to_loss"].as_u64(),
         stats["black_to_move"]["loss_by_rule"].as_u64()
     );
+    // theory counts the verdicts by rule as wins and losses, like stats
+    let out = canju(&[
+        "theory",
+        "KRKN",
+        "--dir",
+        dir.arg(),
+        "--rules",
+        "asian",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theory: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(theory["rules"], "asian");
+    for (k, side) in ["red_to_move", "black_to_move"].iter().enumerate() {
+        let t = &theory["sides"][k];
+        let s = &stats[side];
+        assert_eq!(t["draw"], s["draw"], "{side}");
+        // the stronger side's wins: red's wins with red to move, black's losses with black
+        let strong = if k == 0 { &s["win"] } else { &s["loss"] };
+        assert_eq!(&t["win"], strong, "{side}");
+    }
     // a plan builds the asian files with asian jobs
     let out = canju(&["plan", "KRKN", "--dir", dir.arg(), "--rules", "asian"]);
     let plan = String::from_utf8_lossy(&out.stdout).to_string();

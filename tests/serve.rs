@@ -154,6 +154,9 @@ fn the_api_answers_and_refuses_bad_input() {
             format!("/api/probe?fen={}", enc("3k5/9/9/9/9/9/9/9/9/R3K4 w")),
             404,
         ),
+        (format!("/api/probe?fen={}&rules=chinese", enc(fen)), 400),
+        // the asian tables are not built here
+        (format!("/api/probe?fen={}&rules=asian", enc(fen)), 404),
         (format!("/api/solve?fen={}&max_moves=0", enc(fen)), 400),
         (format!("/api/solve?fen={}&max_moves=99999", enc(fen)), 400),
         (format!("/api/solve?fen={}&time=-1", enc(fen)), 400),

@@ -289,6 +289,9 @@ enum Command {
         /// Threads for building and counting (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
+        #[arg(long, default_value = "none")]
+        rules: Rules,
     },
     /// Serve a page (puzzles, explorer, theory) and a JSON API (tables, solver, puzzles,
     /// theory) on a local HTTP server.
@@ -494,9 +497,11 @@ pub fn run() -> ExitCode {
             output,
             dir,
             threads,
+            rules,
         }) => match claim {
             Some(claim) if !list => theory::run(theory::TheoryArgs {
                 claim: &claim,
+                rules,
                 json,
                 markdown,
                 limit,

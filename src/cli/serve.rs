@@ -26,7 +26,7 @@ use canju::notation::{self, Notation, Style};
 use canju::puzzle::Puzzle;
 use canju::solver::{self, Options};
 use canju::tablebase::index::MAX_PIECES;
-use canju::tablebase::{TableError, Tablebase};
+use canju::tablebase::{Rules, TableError, Tablebase};
 use canju::theory::{self, Claim, Request};
 
 use super::tb::table_dir;
@@ -59,6 +59,8 @@ const MAX_BODY: usize = 16 * 1024;
 
 struct AppState {
     tb: Tablebase,
+    /// The same directory's tables with the perpetual-check rule.
+    asian: Tablebase,
     puzzles: Vec<Puzzle>,
     heavy: Semaphore,
     theory_cache: Mutex<HashMap<String, Arc<JsonValue>>>,
@@ -144,9 +146,12 @@ fn heavy_permit(state: &AppState) -> Result<tokio::sync::SemaphorePermit<'_>, Ap
 #[derive(Deserialize)]
 struct FenQuery {
     fen: Option<String>,
+    /// none (default) or asian.
+    rules: Option<String>,
 }
 
-/// `GET /api/probe?fen=…`: the tables' value of a position and of every legal move.
+/// `GET /api/probe?fen=…[&rules=asian]`: the tables' value of a position and of every
+/// legal move, under the rule set asked for.
 async fn probe(
     State(state): State<Shared>,
     q: Result<Query<FenQuery>, QueryRejection>,
@@ -162,9 +167,12 @@ async fn probe(
             ),
         ));
     }
-    Ok(Json(
-        super::tb::probe_json(&state.tb, &pos).map_err(table_status)?,
-    ))
+    let tb = match q.rules.as_deref().map(str::parse::<Rules>) {
+        None | Some(Ok(Rules::None)) => &state.tb,
+        Some(Ok(Rules::Asian)) => &state.asian,
+        Some(Err(e)) => return Err(bad(format!("rules: {e}"))),
+    };
+    Ok(Json(super::tb::probe_json(tb, &pos).map_err(table_status)?))
 }
 
 #[derive(Deserialize)]
@@ -785,6 +793,7 @@ pub fn run(a: ServeArgs) -> CliResult {
     let puzzles = super::puzzle::collections(&None)?;
     let state = Arc::new(AppState {
         tb: Tablebase::new(&dir),
+        asian: Tablebase::with_rules(&dir, Rules::Asian),
         puzzles,
         heavy: Semaphore::new(HEAVY_AT_ONCE),
         theory_cache: Mutex::new(HashMap::new()),

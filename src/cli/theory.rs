@@ -14,6 +14,7 @@ use super::{CliError, CliResult};
 
 pub struct TheoryArgs<'a> {
     pub claim: &'a str,
+    pub rules: canju::tablebase::Rules,
     pub json: bool,
     pub markdown: bool,
     pub limit: usize,
@@ -124,7 +125,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
         }
     };
     claim.check_scope().map_err(CliError::input)?;
-    let tb = Tablebase::new(table_dir(a.dir)?);
+    let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
     generate_quietly(claim.material, &tb, a.threads)?;
     let pool = super::tb::thread_pool(a.threads)?;
     let bar = progress_bar("counting");

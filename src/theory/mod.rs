@@ -350,9 +350,10 @@ enum Outcome {
     Loss,
 }
 
-/// The stronger side's result in a position with `turn` to move whose code is `c`.
+/// The stronger side's result in a position with `turn` to move whose code is `c` (a
+/// verdict by the perpetual-check rule counts as a win or loss).
 fn outcome(turn: Color, c: u8) -> Outcome {
-    match (turn, code::is_win(c), code::is_loss(c)) {
+    match (turn, code::wins(c), code::loses(c)) {
         (_, false, false) => Outcome::Draw,
         (Color::Red, true, _) | (Color::Black, _, true) => Outcome::Win,
         _ => Outcome::Loss,
@@ -764,7 +765,8 @@ fn count(
                             };
                         if against {
                             acc.counterexamples += weight;
-                            let plies = if lore == Some(Lore::Draw) {
+                            // a win by rule has no mate distance: it ranks as the shortest
+                            let plies = if lore == Some(Lore::Draw) && code::is_decided(c) {
                                 code::plies(c)
                             } else {
                                 0
