@@ -404,7 +404,7 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
     assert!(dir.0.join("KRKN.asian.ctb").is_file());
     let fen = "9/9/4k4/9/9/9/9/3n5/9/R2K5 b - - 0 1";
     let probe = |rules: &str| {
-        let out = canju(&[
+        json(&[
             "probe",
             "--fen",
             fen,
@@ -413,13 +413,19 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
             "--rules",
             rules,
             "--json",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        ])
+    };
+    // a command's JSON report of KRKN under the rule
+    let asian_json = |command: &str| {
+        json(&[
+            command,
+            "KRKN",
+            "--dir",
+            dir.arg(),
+            "--rules",
+            "asian",
+            "--json",
+        ])
     };
     let none = probe("none");
     let asian = probe("asian");
@@ -429,16 +435,7 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
     assert_eq!(asian["verdict"], "loss");
     assert_eq!(asian["by_rule"], 1);
     // stats counts the verdicts by rule; verify checks them
-    let out = canju(&[
-        "stats",
-        "KRKN",
-        "--dir",
-        dir.arg(),
-        "--rules",
-        "asian",
-        "--json",
-    ]);
-    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stats = asian_json("stats");
     assert!(stats["black_to_move"]["loss_by_rule"].as_u64().unwrap() > 0);
     let out = canju(&["verify", "KRKN", "--dir", dir.arg(), "--rules", "asian"]);
     assert!(
@@ -458,28 +455,13 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
         text.contains("checks on every move of the cycle (长将)"),
         "{text}"
     );
-    let out = canju(&["diff", "KRKN", "--dir", dir.arg(), "--json"]);
-    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = json(&["diff", "KRKN", "--dir", dir.arg(), "--json"]);
     assert_eq!(
         d["black_to_move"]["draw_to_loss"].as_u64(),
         stats["black_to_move"]["loss_by_rule"].as_u64()
     );
     // theory counts the verdicts by rule as wins and losses, like stats
-    let out = canju(&[
-        "theory",
-        "KRKN",
-        "--dir",
-        dir.arg(),
-        "--rules",
-        "asian",
-        "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let theory: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let theory = asian_json("theory");
     assert_eq!(theory["rules"], "asian");
     for (k, side) in ["red_to_move", "black_to_move"].iter().enumerate() {
         let t = &theory["sides"][k];
@@ -508,4 +490,15 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
         let err = String::from_utf8_lossy(&out.stderr).to_string();
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
+}
+
+/// Runs canju, which must succeed, and reads its standard output as JSON.
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = canju(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
