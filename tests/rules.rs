@@ -502,3 +502,129 @@ fn json(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// The positions whose win or loss by mate needs more than `limit` plies to the next capture
+/// or mate, by rounds over the position graph: S(k) holds the positions that reach a
+/// capture or mate within k plies, the winner keeping its win.
+fn over_the_limit(tb: &Tablebase, m: &Material, limit: u32) -> HashMap<u64, bool> {
+    let mut positions = Vec::new();
+    for_each_position(m, &mut |p| positions.push(p));
+    let index: HashMap<u64, usize> = positions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.key(), i))
+        .collect();
+    struct Node {
+        value: Value,
+        winning_capture: bool,
+        quiet: Vec<(usize, bool)>,
+        any_move: bool,
+    }
+    let nodes: Vec<Node> = positions
+        .iter()
+        .map(|p| {
+            let value = tb.probe(p).unwrap();
+            let mut n = Node {
+                value,
+                winning_capture: false,
+                quiet: Vec::new(),
+                any_move: false,
+            };
+            for &mv in p.legal_moves().iter() {
+                n.any_move = true;
+                let mut c = p.clone();
+                c.play_unchecked(mv);
+                let cv = tb.probe(&c).unwrap();
+                if p.piece_at(mv.to()).is_some() {
+                    n.winning_capture |= cv.for_mover().is_win();
+                } else {
+                    n.quiet.push((index[&c.key()], cv.for_mover().is_win()));
+                }
+            }
+            n
+        })
+        .collect();
+    let mut within = vec![false; nodes.len()];
+    for k in 0..=limit {
+        within = nodes
+            .iter()
+            .map(|n| match n.value {
+                Value::Win(_) => {
+                    k >= 1
+                        && (n.winning_capture || n.quiet.iter().any(|&(c, wins)| wins && within[c]))
+                }
+                Value::Loss(_) => {
+                    !n.any_move || (k >= 1 && n.quiet.iter().all(|&(c, _)| within[c]))
+                }
+                _ => false,
+            })
+            .collect();
+    }
+    positions
+        .iter()
+        .zip(&nodes)
+        .zip(&within)
+        .map(|((p, n), &w)| (p.key(), n.value.plies().is_some() && !w))
+        .collect()
+}
+
+#[test]
+fn move_limit_flags_match_a_count_by_rounds() {
+    use canju::tablebase::generate::conversion_flags;
+    use canju::tablebase::probe::placement;
+    let dir = TempDir::new("limit");
+    let tb = Tablebase::new(&dir.0);
+    for (sig, limit) in [("KNKA", 9), ("KNKA", 25), ("KRKAA", 7), ("KCPK", 11)] {
+        build_tables(&tb, sig);
+        let m: Material = sig.parse().unwrap();
+        let table = tb.table(m).unwrap();
+        let flags = conversion_flags(&table, &tb, limit).unwrap();
+        let truth = over_the_limit(&tb, &m, limit);
+        let (mut over, mut within) = (0, 0);
+        for_each_position(&m, &mut |p| {
+            let pl = placement(&p).unwrap();
+            let n = table.layout().pieces().len();
+            let i = table.layout().index(&pl.squares[..n]);
+            let got = flags.over(pl.turn, i);
+            assert_eq!(got, truth[&p.key()], "{sig}, limit {limit}: {p}");
+            if got {
+                over += 1;
+            } else if tb.probe(&p).unwrap().plies().is_some() {
+                within += 1;
+            }
+        });
+        assert!(
+            over > 0 && within > 0,
+            "{sig} {limit}: {over} over, {within} within"
+        );
+    }
+}
+
+#[test]
+fn move_limit_flags_are_kept_checked_and_recomputed_when_damaged() {
+    use canju::tablebase::limit::{flags, flags_path};
+    let dir = TempDir::new("limit-file");
+    let tb = Tablebase::new(&dir.0);
+    build_tables(&tb, "KNKA");
+    let table = tb.table("KNKA".parse().unwrap()).unwrap();
+    let first = flags(&table, &tb).unwrap();
+    let path = flags_path(&table);
+    let good = std::fs::read(&path).unwrap();
+    // every byte is checked: a damaged file is recomputed and rewritten, never trusted
+    for at in [0, 20, good.len() / 2, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x40;
+        std::fs::write(&path, &bad).unwrap();
+        let again = flags(&table, &tb).unwrap();
+        assert_eq!(again.counts, first.counts);
+        assert_eq!(std::fs::read(&path).unwrap(), good, "byte {at}");
+    }
+    std::fs::write(&path, &good[..good.len() - 3]).unwrap();
+    flags(&table, &tb).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    // stats reports the counts (none here: no mate is longer than the limit)
+    let out = canju(&["stats", "KNKA", "--dir", dir.arg(), "--json"]);
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["red_to_move"]["win_beyond_move_limit"], 0);
+    assert_eq!(stats["black_to_move"]["loss_beyond_move_limit"], 0);
+}

@@ -172,7 +172,9 @@ async fn probe(
         Some(Ok(Rules::Asian)) => &state.asian,
         Some(Err(e)) => return Err(bad(format!("rules: {e}"))),
     };
-    Ok(Json(super::tb::probe_json(tb, &pos).map_err(table_status)?))
+    Ok(Json(
+        super::tb::probe_json(tb, &pos, false).map_err(table_status)?,
+    ))
 }
 
 #[derive(Deserialize)]

@@ -12,6 +12,7 @@ use canju::notation::{self, Notation, Style};
 use canju::tablebase::build::{Outcome, Report, build};
 use canju::tablebase::generate::Progress;
 use canju::tablebase::index::Layout;
+use canju::tablebase::limit::over_limit;
 use canju::tablebase::{Rules, Tablebase, Value, stats, verify};
 use canju::{Color, Position};
 
@@ -385,6 +386,9 @@ struct SideJson {
     win_by_rule: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     loss_by_rule: Option<u64>,
+    /// Wins by mate needing more than 120 plies to the next capture or mate.
+    win_beyond_move_limit: u64,
+    loss_beyond_move_limit: u64,
     longest: u32,
     longest_fen: Option<String>,
 }
@@ -406,9 +410,24 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> 
         Rules::None => None,
         Rules::Asian => Some(canju::tablebase::diff::rule_counts(&table).map_err(table_error)?),
     };
+    // a loss is at most one ply longer than the longest win: without a mate distance
+    // beyond the limit, nothing can be beyond it
+    let longest = h.sides.iter().map(|s| s.longest).max().unwrap_or(0);
+    let over = if longest + 1 > canju::tablebase::limit::MOVE_LIMIT_PLIES {
+        if !json {
+            errln!("computing the 60-move-limit flags of {m} (kept for next time)");
+        }
+        canju::tablebase::limit::flags(&table, &tb)
+            .map_err(table_error)?
+            .counts
+    } else {
+        [[0; 2]; 2]
+    };
     let side = |c: Color| {
         let s = &h.sides[c.index()];
         SideJson {
+            win_beyond_move_limit: over[c.index()][0],
+            loss_beyond_move_limit: over[c.index()][1],
             win_by_rule: by_rule.map(|r| r[c.index()].draw_to_win),
             loss_by_rule: by_rule.map(|r| r[c.index()].draw_to_loss),
             legal: s.legal,
@@ -469,6 +488,11 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> 
                 pct(l)
             );
         }
+        outln!(
+            "  beyond the 60-move limit (自然限着: more than 120 plies to the next capture or mate): {} wins, {} losses",
+            thousands(s.win_beyond_move_limit),
+            thousands(s.loss_beyond_move_limit)
+        );
         if let Some(fen) = &s.longest_fen {
             outln!(
                 "  longest win: {} plies ({} moves): {fen}",
@@ -518,6 +542,9 @@ pub struct MoveJson {
     /// A verdict of the perpetual-check rule, with its level.
     #[serde(skip_serializing_if = "Option::is_none")]
     by_rule: Option<u32>,
+    /// The position after the move needs more than 120 plies to the next capture or mate.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    beyond_move_limit: bool,
 }
 
 /// A probed position: `canju probe --json` and the server's `/api/probe`.
@@ -532,19 +559,36 @@ pub struct ProbeJson {
     plies: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     by_rule: Option<u32>,
+    /// More than 120 plies to the next capture or mate: a draw under the 60-move limit.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    beyond_move_limit: bool,
     moves: Vec<MoveJson>,
 }
 
 /// Probes a position and every legal move (best first) into [`ProbeJson`].
+/// `limit`: also flag wins and losses beyond the 60-move limit (computing a table's flags
+/// on first need; the server, which must answer at once, leaves them out).
 pub fn probe_json(
     tb: &Tablebase,
     pos: &Position,
+    limit: bool,
 ) -> Result<ProbeJson, canju::tablebase::TableError> {
     let material = Material::of(pos).canonical();
     let table = tb.table(material)?;
     let value = tb.probe(pos)?;
     let moves = tb.rank_moves(pos)?;
     let style = Style::default();
+    let over = |p: &Position| -> Result<bool, canju::tablebase::TableError> {
+        if limit { over_limit(tb, p) } else { Ok(false) }
+    };
+    let move_over: Vec<bool> = moves
+        .iter()
+        .map(|r| {
+            let mut c = pos.clone();
+            c.play_unchecked(r.mv);
+            over(&c)
+        })
+        .collect::<Result<_, _>>()?;
     Ok(ProbeJson {
         fen: pos.to_string(),
         side_to_move: pos.turn().name(),
@@ -554,15 +598,18 @@ pub fn probe_json(
         verdict: value.verdict(),
         plies: value.plies(),
         by_rule: rule_level(value),
+        beyond_move_limit: over(pos)?,
         moves: moves
             .iter()
-            .map(|r| MoveJson {
+            .zip(move_over)
+            .map(|(r, beyond_move_limit)| MoveJson {
                 iccs: r.mv.to_string(),
                 wxf: notation::format_move(pos, r.mv, Notation::Wxf, style),
                 chinese: notation::format_move(pos, r.mv, Notation::Chinese, style),
                 verdict: r.value.verdict(),
                 plies: r.value.plies(),
                 by_rule: rule_level(r.value),
+                beyond_move_limit,
             })
             .collect(),
     })
@@ -616,7 +663,7 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
         generate(m, &tb, a.threads)?;
     }
     if a.json {
-        let out = probe_json(&tb, &pos).map_err(table_error)?;
+        let out = probe_json(&tb, &pos, true).map_err(table_error)?;
         outln!(
             "{}",
             serde_json::to_string_pretty(&out).map_err(CliError::input)?
@@ -630,27 +677,47 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
         canju::render::terminal::board(&pos, super::board::board_style(false))
     );
     outln!("rules: {}", a.rules.describe());
-    print_probe(&pos, value, &moves, a.notation);
-    Ok(())
+    print_probe(&tb, &pos, value, &moves, a.notation)
 }
 
-/// Prints a probed position: verdict and ranked moves.
-pub fn print_probe(
+/// Prints a probed position: verdict and ranked moves, with the wins and losses beyond
+/// the 60-move limit marked.
+fn print_probe(
+    tb: &Tablebase,
     pos: &Position,
     value: Value,
     moves: &[canju::tablebase::RankedMove],
     notation: Notation,
-) {
+) -> CliResult {
+    let limit = |p: &Position| -> Result<&'static str, CliError> {
+        Ok(if over_limit(tb, p).map_err(table_error)? {
+            LIMIT_NOTE
+        } else {
+            ""
+        })
+    };
     outln!("{pos}");
-    outln!("{} to move: {}", pos.turn(), verdict_text(value));
+    outln!(
+        "{} to move: {}{}",
+        pos.turn(),
+        verdict_text(value),
+        limit(pos)?
+    );
     for r in moves {
         let text = notation::format_move(pos, r.mv, notation, Style::default());
         // pad by display width: Chinese characters take two columns
         let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
         let pad = " ".repeat(10usize.saturating_sub(width));
-        outln!("  {text}{pad}{}", verdict_text(r.value));
+        let mut child = pos.clone();
+        child.play_unchecked(r.mv);
+        outln!("  {text}{pad}{}{}", verdict_text(r.value), limit(&child)?);
     }
+    Ok(())
 }
+
+/// How a win or loss beyond the natural move limit is marked.
+const LIMIT_NOTE: &str =
+    "; beyond the 60-move limit (自然限着): more than 120 plies to the next capture or mate";
 
 /// The default job: build 马兵对士象全 (KNPKAABB) and every table it falls into if missing,
 /// then measure the saying 马卒难破士相全 over them and name the commands to go on with.

@@ -16,7 +16,10 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+mod conversion;
 mod perpetual;
+
+pub use conversion::{ConversionFlags, conversion_flags};
 
 use super::format::{Header, Rules, SideStats, TableError};
 use super::index::{self, Layout, MAX_PIECES, Squares};
@@ -128,6 +131,39 @@ pub fn solve(
     let layout = Layout::new(material).ok_or_else(|| {
         TableError::Unsupported(format!("{material}: more than {MAX_PIECES} pieces"))
     })?;
+    let size = layout.size() as usize;
+    let mut red = vec![0u8; size];
+    let mut black = vec![0u8; size];
+    with_solver(material, tb, &mut red, &mut black, |solver| {
+        solver.run(progress)?;
+        // undecided positions are draws when endless play is a draw
+        for side in &solver.values {
+            side.par_iter().for_each(|c| {
+                if c.load(Relaxed) >= COUNT {
+                    c.store(code::DRAW, Relaxed);
+                }
+            });
+        }
+        if solver.rules == Rules::Asian {
+            solver.apply_perpetual_check(progress)?;
+        }
+        Ok(())
+    })?;
+    finish(material, red, black, tb.rules())
+}
+
+/// Runs `f` on a solver of a canonical material over the given values (one byte per
+/// entry, red to move and black to move), with the capture sub-tables from `tb`.
+fn with_solver<R>(
+    material: Material,
+    tb: &Tablebase,
+    red: &mut [u8],
+    black: &mut [u8],
+    f: impl FnOnce(&Solver) -> Result<R, TableError>,
+) -> Result<R, TableError> {
+    let layout = Layout::new(material).ok_or_else(|| {
+        TableError::Unsupported(format!("{material}: more than {MAX_PIECES} pieces"))
+    })?;
     let pieces = layout.pieces().to_vec();
     let black_general = layout.black_general_slot();
     let mut captures = Vec::new();
@@ -160,43 +196,27 @@ pub fn solve(
         }));
     }
     let size = layout.size() as usize;
-    let mut red = vec![0u8; size];
-    let mut black = vec![0u8; size];
     let words = size.div_ceil(64);
     let layout_size_chunks = layout.size().div_ceil(CHUNK) as usize;
     let found_red: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
     let found_black: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-    {
-        let solver = Solver {
-            layout,
-            pieces,
-            black_general,
-            captures,
-            values: [atomic_view(&mut red), atomic_view(&mut black)],
-            found: [&found_red, &found_black],
-            present: (0..layout_size_chunks)
-                .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
-                .collect(),
-            attackers: [attackers_of(material.red), attackers_of(material.black)],
-            failure: Mutex::new(None),
-            failed: AtomicBool::new(false),
-            max_plies: AtomicU32::new(0),
-            rules: tb.rules(),
-        };
-        solver.run(progress)?;
-        // undecided positions are draws when endless play is a draw
-        for side in &solver.values {
-            side.par_iter().for_each(|c| {
-                if c.load(Relaxed) >= COUNT {
-                    c.store(code::DRAW, Relaxed);
-                }
-            });
-        }
-        if solver.rules == Rules::Asian {
-            solver.apply_perpetual_check(progress)?;
-        }
-    }
-    finish(material, red, black, tb.rules())
+    let solver = Solver {
+        layout,
+        pieces,
+        black_general,
+        captures,
+        values: [atomic_view(red), atomic_view(black)],
+        found: [&found_red, &found_black],
+        present: (0..layout_size_chunks)
+            .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
+            .collect(),
+        attackers: [attackers_of(material.red), attackers_of(material.black)],
+        failure: Mutex::new(None),
+        failed: AtomicBool::new(false),
+        max_plies: AtomicU32::new(0),
+        rules: tb.rules(),
+    };
+    f(&solver)
 }
 
 /// Asks the processor to start loading the cells about to be updated, so that their

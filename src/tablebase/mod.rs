@@ -7,6 +7,7 @@ pub mod diff;
 pub mod format;
 pub mod generate;
 pub mod index;
+pub mod limit;
 pub mod probe;
 pub mod stats;
 pub mod value;
