@@ -213,7 +213,8 @@ pub fn solution_json(pos: &Position, s: &Solution) -> impl serde::Serialize + us
         pv: line,
         nodes: s.nodes,
         seconds: s.seconds,
-        rules: canju::tablebase::Rules::None.header_name(),
+        // a forced mate wins under every rule set; the tables it reads hold mates only
+        rules: "any",
     }
 }
 
