@@ -128,6 +128,11 @@ impl Fixpoint<'_> {
 
     /// Runs `f` on every legal entry of `turn`'s side not yet won, with its successors.
     fn sweep(&self, turn: Color, f: impl Fn(u64, &[Child]) + Sync) {
+        self.sweep_in(turn, None, f)
+    }
+
+    /// [`Fixpoint::sweep`] over the members of `only` alone, when given.
+    fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
         let layout = self.table.layout();
         let n = layout.pieces().len();
         let chunks = layout.size().div_ceil(CHUNK);
@@ -143,7 +148,8 @@ impl Fixpoint<'_> {
                 let start = chunk * CHUNK;
                 let end = (start + CHUNK).min(layout.size());
                 for i in start..end {
-                    if self.won[turn.index()].get(i)
+                    if only.is_some_and(|b| !b.get(i))
+                        || self.won[turn.index()].get(i)
                         || self.table.code_of_checked(turn, i) == code::ILLEGAL
                         || layout.squares(i, squares).is_none()
                     {
@@ -237,8 +243,20 @@ impl Fixpoint<'_> {
     fn trap(&self) -> Bits {
         let size = self.table.layout().size();
         let (w, l) = (self.winner, !self.winner);
+        // only positions where every move that does not check is won can be in it, and
+        // only the positions their checks lead to answer
         let y = Bits::new(size);
-        self.sweep(l, |i, _| y.set(i));
+        let answers = Bits::new(size);
+        self.sweep(l, |i, children| {
+            if children.iter().all(|c| c.won || c.checks) {
+                y.set(i);
+                for c in children {
+                    if let (false, Some(d)) = (c.won, c.index) {
+                        answers.set(d);
+                    }
+                }
+            }
+        });
         let z = Bits::new(size);
         let zw = Bits::new(size);
         let z_next = Bits::new(size);
@@ -247,7 +265,7 @@ impl Fixpoint<'_> {
             let mut z_count = 0;
             loop {
                 zw.clear();
-                self.sweep(w, |i, children| {
+                self.sweep_in(w, Some(&answers), |i, children| {
                     let keeps = children.iter().any(|c| {
                         c.won || c.index.is_some_and(|d| y.get(d) && (!c.checks || z.get(d)))
                     });
@@ -256,10 +274,7 @@ impl Fixpoint<'_> {
                     }
                 });
                 z_next.clear();
-                self.sweep(l, |i, children| {
-                    if !y.get(i) {
-                        return;
-                    }
+                self.sweep_in(l, Some(&y), |i, children| {
                     let held = children
                         .iter()
                         .all(|c| c.won || (c.checks && c.index.is_some_and(|d| zw.get(d))));
