@@ -22,6 +22,8 @@ struct Fixpoint<'a> {
     /// Per side to move: the entries won for the winner (the winner to move wins, the
     /// loser to move loses).
     won: [Bits; 2],
+    /// Per side to move: the entries the table calls won by rule for the winner.
+    claimed: [Bits; 2],
     failure: Mutex<Option<TableError>>,
 }
 
@@ -35,8 +37,18 @@ pub(super) fn check(table: &Table, tb: &Tablebase, winner: Color) -> Result<(), 
         tb,
         winner,
         won: [Bits::new(size), Bits::new(size)],
+        claimed: [Bits::new(size), Bits::new(size)],
         failure: Mutex::new(None),
     };
+    // the entries the table calls won by rule for this winner
+    (0..size).into_par_iter().for_each(|i| {
+        if code::is_rule_win(table.code_of_checked(winner, i)) {
+            f.claimed[winner.index()].set(i);
+        }
+        if code::is_rule_loss(table.code_of_checked(loser, i)) {
+            f.claimed[loser.index()].set(i);
+        }
+    });
     // the mates, checked entry by entry already
     (0..size).into_par_iter().for_each(|i| {
         if code::is_win(table.code_of_checked(winner, i)) {
@@ -213,12 +225,18 @@ impl Fixpoint<'_> {
 
     /// Adds, until nothing changes, the winner's positions with a move into a won one and
     /// the loser's positions whose moves all lead into won ones.
+    ///
+    /// Only the entries the table calls won by rule are swept: an entry forced into a win
+    /// that the table calls a draw (or the other side's win) has already failed the
+    /// entry-by-entry check, whose one-ply minimax over the stored values would have given a
+    /// win. What the sweeps establish is that every claimed win is forced, stage by stage,
+    /// and not held up by a cycle of claims.
     fn attract(&self) {
         loop {
             let changed = AtomicBool::new(false);
             for turn in Color::ALL {
                 let won = &self.won[turn.index()];
-                self.sweep(turn, |i, children| {
+                self.sweep_in(turn, Some(&self.claimed[turn.index()]), |i, children| {
                     let forced = if turn == self.winner {
                         children.iter().any(|c| c.won)
                     } else {
