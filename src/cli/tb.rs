@@ -98,6 +98,13 @@ impl Progress for Bar {
             self.start.elapsed().as_secs_f64()
         ));
     }
+
+    fn rule_stage(&self, winner: Color, stage: u32, won: u64) {
+        self.bar.set_message(format!(
+            "perpetual-check rule: {winner} wins, level {stage}: {won} positions, {:.0} s",
+            self.start.elapsed().as_secs_f64()
+        ));
+    }
 }
 
 fn progress_for(material: &Material) -> Box<dyn Progress> {

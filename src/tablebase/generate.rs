@@ -55,8 +55,8 @@ pub trait Progress: Sync {
     fn init(&self, done: u64, total: u64);
     /// A layer finished: plies, positions decided so far.
     fn layer(&self, plies: u32, decided: u64);
-    /// The perpetual-check pass (asian tables): a stage of the given side's rule wins
-    /// finished with this many positions won by rule so far.
+    /// The perpetual-check pass (asian tables): a stage of the given side's wins by rule
+    /// finished, with the positions it found (both sides to move).
     fn rule_stage(&self, _winner: Color, _stage: u32, _won: u64) {}
 }
 

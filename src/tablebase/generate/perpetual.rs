@@ -19,21 +19,21 @@
 //!    (νY. μZ: Y the trap, Z the positions from which W reaches a quiet move into Y while
 //!    answering checks within Z). L there must check forever or lose. Only positions where
 //!    every quiet escape of L loses can belong, so the search starts from those few.
-//! 3. The trap's positions are won for W (a loss by rule for L, 0 plies to the trap), and
-//!    stage 1 runs again from them; the stages repeat until a trap comes out empty.
+//! 3. The trap's positions are won for W (a loss by rule for L), and step 1 runs again
+//!    from them; the stages repeat until a trap comes out empty.
 //!
-//! Distances: a rule verdict stores the plies until L is trapped, W shortening and L
-//! lengthening them (W to move: 1 + the least of its moves into a rule loss; L to move
-//! outside a trap: 1 + the most of its moves into a rule win, mates not counted). They are
-//! computed at the end, backwards from the traps, in layers, so the bytes do not depend on
-//! the number of threads.
+//! Levels: a rule verdict stores the stage that found it (0 for the first attractor, which
+//! only captures into a sub-table's wins by rule can feed; k after the k-th trap). The sets
+//! of each stage are unique fixpoints, so the bytes do not depend on the number of threads.
+//! There is no distance: a progress measure that lets the winner realise the win needs the
+//! stage first and plies within it, which one-byte entries cannot hold.
 
 use super::*;
 use crate::tablebase::bits::Bits;
 
-/// Won by rule for the side to move; distance not known yet (generation only).
+/// Won by rule for the side to move in the stage being computed (generation only).
 const PENDING_WIN: u8 = u8::MAX - 1;
-/// Lost by rule for the side to move; distance not known yet (generation only).
+/// Lost by rule for the side to move in the stage being computed (generation only).
 const PENDING_LOSS: u8 = u8::MAX;
 /// In the per-position counter: a capture escapes into a position that does not lose, so
 /// the position can never be forced.
