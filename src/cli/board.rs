@@ -47,10 +47,7 @@ pub fn moves(
                 chinese: notation::format_move(&pos, m, Notation::Chinese, style),
             })
             .collect();
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&list).map_err(CliError::input)?
-        );
+        super::print_json(&list)?;
     } else {
         for &m in legal.iter() {
             outln!("{}", notation::format_move(&pos, m, notation, style));

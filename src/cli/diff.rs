@@ -145,10 +145,7 @@ pub fn run(a: DiffArgs) -> CliResult {
         examples: examples.iter().map(|(_, _, e)| e).cloned().collect(),
     };
     if a.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(CliError::input)?
-        );
+        super::print_json(&out)?;
         return Ok(());
     }
     outln!(

@@ -414,6 +414,15 @@ pub fn file_error(path: &std::path::Path, e: &std::io::Error) -> CliError {
 
 /// Reads `--fen` (raw bytes, so that non-UTF-8 is an error and not a crash), or the start
 /// position when it is absent.
+/// Prints a report as pretty JSON on standard output.
+pub fn print_json(value: &impl serde::Serialize) -> CliResult {
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(value).map_err(CliError::input)?
+    );
+    Ok(())
+}
+
 pub fn position_arg(fen: &Option<OsString>) -> Result<Position, CliError> {
     match fen {
         None => Ok(Position::start()),

@@ -75,10 +75,7 @@ pub fn list(
         .collect();
     if json {
         let out: Vec<ListJson> = chosen.iter().map(|p| list_json(p)).collect();
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(CliError::input)?
-        );
+        super::print_json(&out)?;
         return Ok(());
     }
     let (_, progress) = progress()?;
@@ -171,10 +168,7 @@ pub fn check(
     let c = judge_moves(p, &tb, moves)?;
     let j = &c.json;
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(j).map_err(CliError::input)?
-        );
+        super::print_json(j)?;
     } else {
         for (m, slower) in j.moves.iter().zip(&c.slowers) {
             let detail = match slower {

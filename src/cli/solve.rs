@@ -178,10 +178,7 @@ fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread
 }
 
 fn print_json(pos: &Position, s: &Solution) -> CliResult {
-    outln!(
-        "{}",
-        serde_json::to_string_pretty(&solution_json(pos, s)).map_err(CliError::input)?
-    );
+    super::print_json(&solution_json(pos, s))?;
     Ok(())
 }
 

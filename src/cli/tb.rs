@@ -459,10 +459,7 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> 
         black_to_move: side(Color::Black),
     };
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(CliError::input)?
-        );
+        super::print_json(&out)?;
         return Ok(());
     }
     outln!(
@@ -671,10 +668,7 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
     }
     if a.json {
         let out = probe_json(&tb, &pos, true).map_err(table_error)?;
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(CliError::input)?
-        );
+        super::print_json(&out)?;
         return Ok(());
     }
     let value = tb.probe(&pos).map_err(table_error)?;

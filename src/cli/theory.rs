@@ -160,10 +160,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
         return Ok(());
     }
     if a.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(CliError::input)?
-        );
+        super::print_json(&report)?;
     } else if a.markdown {
         out!("{}", markdown(&report));
     } else {

@@ -57,26 +57,15 @@ fn weight_of(pair: usize) -> u64 {
 /// agree except draws that became verdicts by rule (a mate is a mate under any rule);
 /// anything else is an error naming the entry. `examples` entries of each kind are kept.
 pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleDiff, TableError> {
-    let mismatch = |what: &str, found: Rules| TableError::Mismatch {
-        path: if what == "baseline" {
-            baseline.path().to_path_buf()
-        } else {
-            asian.path().to_path_buf()
-        },
-        what: "rule set",
-        found: found.header_name().to_string(),
-        expected: if what == "baseline" {
-            "baseline"
-        } else {
-            "asian"
+    for (table, rules) in [(baseline, Rules::None), (asian, Rules::Asian)] {
+        if table.header().rule_set() != rules {
+            return Err(TableError::Mismatch {
+                path: table.path().to_path_buf(),
+                what: "rule set",
+                found: table.header().rules.clone(),
+                expected: rules.header_name().to_string(),
+            });
         }
-        .to_string(),
-    };
-    if baseline.header().rule_set() != Rules::None {
-        return Err(mismatch("baseline", baseline.header().rule_set()));
-    }
-    if asian.header().rule_set() != Rules::Asian {
-        return Err(mismatch("asian", asian.header().rule_set()));
     }
     if baseline.header().material != asian.header().material {
         return Err(TableError::Mismatch {

@@ -487,8 +487,10 @@ impl Solver<'_> {
         let layout = target.table.layout();
         let index = layout.index(&child[..target.from_slot.len()]);
         let c = target.table.code_of_checked(child_turn, index);
-        let rule_ok = self.rules == Rules::Asian && code::is_rule(c);
-        if !code::is_decided(c) && c != code::DRAW && !rule_ok {
+        if !code::is_decided(c)
+            && c != code::DRAW
+            && !(self.rules == Rules::Asian && code::is_rule(c))
+        {
             self.fail(TableError::Entry {
                 path: target.table.path().to_path_buf(),
                 index,

@@ -159,39 +159,26 @@ impl Solver<'_> {
                 let pd = &dist[(!turn).index()];
                 let pc = &counter[(!turn).index()];
                 let f = &found[turn.index()];
-                (0..self.chunks())
-                    .into_par_iter()
-                    .for_each_init(Scratch::new, |s, chunk| {
-                        let start = (chunk * CHUNK / 64) as usize;
-                        let end = ((chunk + 1) * CHUNK).min(size).div_ceil(64) as usize;
-                        for w in start..end {
-                            let mut word = f.0[w].load(Relaxed);
-                            while word != 0 {
-                                let i = w as u64 * 64 + word.trailing_zeros() as u64;
-                                word &= word - 1;
-                                let child = self.values[turn.index()][i as usize].load(Relaxed);
-                                let list = self.collect_parents(s, i, turn, parents);
-                                for &p in &list {
-                                    let c = parents[p as usize].load(Relaxed);
-                                    let cell = &pd[p as usize];
-                                    if code::is_loss(child) && code::is_win(c) {
-                                        // a winning move into a loss: the first is the
-                                        // shortest
-                                        let _ =
-                                            cell.compare_exchange(UNSET, d as u8, Relaxed, Relaxed);
-                                    } else if code::is_win(child)
-                                        && code::is_loss(c)
-                                        && cell.load(Relaxed) == UNSET
-                                        && pc[p as usize].fetch_sub(1, Relaxed) == 1
-                                    {
-                                        // the last of the loser's quiet moves: the longest
-                                        cell.store(d as u8, Relaxed);
-                                    }
-                                }
-                                s.parents = list;
-                            }
+                self.for_members(f, turn, |s, i| {
+                    let child = self.values[turn.index()][i as usize].load(Relaxed);
+                    let list = self.collect_parents(s, i, turn, parents);
+                    for &p in &list {
+                        let c = parents[p as usize].load(Relaxed);
+                        let cell = &pd[p as usize];
+                        if code::is_loss(child) && code::is_win(c) {
+                            // a winning move into a loss: the first is the shortest
+                            let _ = cell.compare_exchange(UNSET, d as u8, Relaxed, Relaxed);
+                        } else if code::is_win(child)
+                            && code::is_loss(c)
+                            && cell.load(Relaxed) == UNSET
+                            && pc[p as usize].fetch_sub(1, Relaxed) == 1
+                        {
+                            // the last of the loser's quiet moves: the longest
+                            cell.store(d as u8, Relaxed);
                         }
-                    });
+                    }
+                    s.parents = list;
+                });
             }
         }
         let over = [Bits::new(size), Bits::new(size)];

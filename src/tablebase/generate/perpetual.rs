@@ -149,7 +149,12 @@ impl Solver<'_> {
     }
 
     /// Runs `f` on every member of `bits` whose position can be set up, in parallel.
-    fn for_members(&self, bits: &Bits, turn: Color, f: impl Fn(&mut Scratch, u64) + Sync + Send) {
+    pub(super) fn for_members(
+        &self,
+        bits: &Bits,
+        turn: Color,
+        f: impl Fn(&mut Scratch, u64) + Sync + Send,
+    ) {
         (0..self.chunks())
             .into_par_iter()
             .for_each_init(Scratch::new, |s, chunk| {
