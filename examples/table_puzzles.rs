@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use canju::material::Material;
 use canju::notation::{Notation, Style, format_move};
 use canju::puzzle::{self, Goal, Judge, Wanted};
-use canju::tablebase::Tablebase;
 use canju::tablebase::build::build;
 use canju::tablebase::generate::Silent;
+use canju::tablebase::{Rules, Tablebase};
 use rand::SeedableRng;
 
 const CN: [&str; 10] = ["零", "一", "两", "三", "四", "五", "六", "七", "八", "九"];
@@ -36,7 +36,8 @@ fn main() {
     let dir = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "tablebases".into());
-    let tb = Tablebase::new(&dir);
+    // the rules players play under: a defence that holds only by perpetual check is no draw
+    let tb = Tablebase::with_rules(&dir, Rules::Asian);
     let judge = Judge::new(Some(&tb));
     // material, wins wanted (count, min moves, max moves), hard draws wanted, tag
     let plan: &[(&str, usize, u32, u32, usize, &str)] = &[
@@ -48,7 +49,7 @@ fn main() {
         ("KNPKAABB", 6, 10, 40, 6, "马兵对士象全"),
     ];
     let mut text = String::from(
-        "# 实用残局: practical endgames found in canju's tables (rule set baseline) and checked\n\
+        "# 实用残局: practical endgames found in canju's tables (rule set asian) and checked\n\
          # with them: wins with their main line (the quickest win against the longest\n\
          # resistance) and defences where at most two moves hold the draw.\n\n",
     );

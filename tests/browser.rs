@@ -84,7 +84,11 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
     let tables = dir.0.join("tables");
     let home = dir.0.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    build_tables(&canju::tablebase::Tablebase::new(&tables), "KNKA");
+    // the server's default rule set: asian
+    build_tables(
+        &canju::tablebase::Tablebase::with_rules(&tables, canju::tablebase::Rules::Asian),
+        "KNKA",
+    );
     let server = Server::start(&tables, &home);
     let url = format!("http://{}", server.addr);
     let port = free_port();

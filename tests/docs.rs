@@ -62,7 +62,7 @@ fn main_job_and_the_readme_theory_section() {
     // the main job: builds 马兵对士象全 and measures its saying
     let out = canju(&[], &tables);
     assert!(
-        out.contains("KNPKAABB (马兵对士象全), rules none: 36 tables, 36 built"),
+        out.contains("KNPKAABB (马兵对士象全), rules asian: 36 tables, 36 built"),
         "{out}"
     );
     assert!(

@@ -162,12 +162,15 @@ fn info_answers_at_once_for_any_material() {
 fn special_files_are_not_tables() {
     let d = TempDir::new("hostile-special");
     // a directory in place of a table
-    std::fs::create_dir(d.0.join("KRK.ctb")).unwrap();
+    std::fs::create_dir(d.0.join("KRK.asian.ctb")).unwrap();
     let e = one_line_error(&run(&["stats", "KRK", "--dir", d.arg()]), 1);
-    assert!(e.contains("KRK.ctb: a directory, not a table file"), "{e}");
-    std::fs::remove_dir(d.0.join("KRK.ctb")).unwrap();
+    assert!(
+        e.contains("KRK.asian.ctb: a directory, not a table file"),
+        "{e}"
+    );
+    std::fs::remove_dir(d.0.join("KRK.asian.ctb")).unwrap();
     // a named pipe in place of a table: refused at once, not read for ever
-    let fifo = d.0.join("KRK.ctb");
+    let fifo = d.0.join("KRK.asian.ctb");
     let made = Command::new("mkfifo").arg(&fifo).status();
     if made.is_ok_and(|s| s.success()) {
         let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
@@ -211,14 +214,14 @@ fn an_empty_table_dir_variable_means_the_default() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(d.0.join("tablebases/KK.ctb").exists());
+    assert!(d.0.join("tablebases/KK.asian.ctb").exists());
 }
 
 #[test]
 fn damaged_header_fields_are_refused_by_every_command() {
     let d = TempDir::new("hostile-header");
     assert!(run(&["gen", "KRK", "--dir", d.arg()]).status.success());
-    let path = d.0.join("KRK.ctb");
+    let path = d.0.join("KRK.asian.ctb");
     let good = std::fs::read(&path).unwrap();
     let len = u32::from_le_bytes(good[8..12].try_into().unwrap()) as usize;
     let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
@@ -236,7 +239,7 @@ fn damaged_header_fields_are_refused_by_every_command() {
         ] {
             let e = one_line_error(&run(args), 1);
             assert!(
-                e.contains("KRK.ctb: damaged header"),
+                e.contains("KRK.asian.ctb: damaged header"),
                 "{args:?} byte {i}: {e}"
             );
         }
@@ -249,20 +252,23 @@ fn damaged_header_fields_are_refused_by_every_command() {
     }
     std::fs::write(&path, &b).unwrap();
     let e = one_line_error(&run(&["probe", "--fen", fen, "--dir", d.arg()]), 1);
-    assert!(e.contains("KRK.ctb: block") && e.contains("damaged"), "{e}");
+    assert!(
+        e.contains("KRK.asian.ctb: block") && e.contains("damaged"),
+        "{e}"
+    );
 }
 
 #[test]
 fn verify_names_a_damaged_sub_table() {
     let d = TempDir::new("hostile-sub");
     assert!(run(&["gen", "KNKA", "--dir", d.arg()]).status.success());
-    let sub = d.0.join("KNK.ctb");
+    let sub = d.0.join("KNK.asian.ctb");
     let mut b = std::fs::read(&sub).unwrap();
     let n = b.len();
     b[n - 10] ^= 1;
     std::fs::write(&sub, &b).unwrap();
     let e = one_line_error(&run(&["verify", "KNKA", "--dir", d.arg()]), 1);
-    assert!(e.contains("KNK.ctb: block"), "{e}");
+    assert!(e.contains("KNK.asian.ctb: block"), "{e}");
     assert!(!e.contains("KNKA: entry"), "{e}");
 }
 

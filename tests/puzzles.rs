@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod common;
 
 use canju::puzzle::{self, Feedback, Judge};
+use canju::tablebase::Rules;
 use common::TempDir;
 
 fn home() -> std::path::PathBuf {
@@ -135,18 +136,24 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
     // the tables the endgame puzzles need
     let d_guard = TempDir::new("puzzle-tables");
     let d = d_guard.0.clone();
-    let tb = canju::tablebase::Tablebase::new(&d);
-    for sig in ["KNPKAABB", "KCAKAA", "KRKNAA", "KRKAABB"] {
-        let m: canju::material::Material = sig.parse().unwrap();
-        canju::tablebase::build::build(
-            m,
-            &tb,
-            &|_| Box::new(canju::tablebase::generate::Silent),
-            &mut |_| {},
-        )
-        .unwrap();
-    }
+    // under both rule sets: a puzzle must hold under the rules players play under
+    // (asian, the default) and without them
+    let [tb, asian] = [Rules::None, Rules::Asian].map(|r| {
+        let tb = canju::tablebase::Tablebase::with_rules(&d, r);
+        for sig in ["KNPKAABB", "KCAKAA", "KRKNAA", "KRKAABB"] {
+            let m: canju::material::Material = sig.parse().unwrap();
+            canju::tablebase::build::build(
+                m,
+                &tb,
+                &|_| Box::new(canju::tablebase::generate::Silent),
+                &mut |_| {},
+            )
+            .unwrap();
+        }
+        tb
+    });
     let judge = Judge::new(Some(&tb));
+    let asian_judge = Judge::new(Some(&asian));
     let (mut mates, mut endgames, mut draws) = (0, 0, 0);
     let mut fens = std::collections::HashSet::new();
     for p in &all {
@@ -158,6 +165,10 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
         let shortest = judge
             .verify(p)
             .unwrap_or_else(|e| panic!("{}: {e}", p.entry.id));
+        let under_rule = asian_judge
+            .verify(p)
+            .unwrap_or_else(|e| panic!("{} (rules asian): {e}", p.entry.id));
+        assert_eq!(shortest, under_rule, "{}", p.entry.id);
         let pieces = p.position.piece_count();
         if p.collection == "mates" {
             assert!(pieces >= 8, "{}", p.entry.id);
@@ -409,7 +420,15 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
         &home,
     );
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(text.contains("building the tables of KNKA"), "{text}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("building the tables of KNKA (马对士, rules asian) first"),
+        "{err}"
+    );
+    assert!(
+        text.contains("rules: asian: perpetual check (长将) loses"),
+        "{text}"
+    );
     assert!(text.contains("solved: black has no move left"), "{text}");
     assert_eq!(
         text.matches(": best").count(),
@@ -417,7 +436,7 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
         "{text}"
     );
     // a winning move that is not the quickest: good, with how much slower
-    let tb = canju::tablebase::Tablebase::new(&tables);
+    let tb = canju::tablebase::Tablebase::with_rules(&tables, Rules::Asian);
     let ranked = tb.rank_moves(&p.position).unwrap();
     let best = ranked[0].value;
     let slower = ranked
@@ -480,4 +499,83 @@ fn a_draw_puzzle_held_to_the_end_of_its_line() {
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("solved: the draw holds"), "{text}");
     assert!(!text.contains("mistake"), "{text}");
+}
+
+/// A defence that holds only by perpetual check (the horse checks on every move): a draw
+/// without the rule, a loss under the rules players play under, and the judge says why.
+/// (It was shipped as endgame-027 until the puzzles were checked under both rule sets.)
+#[test]
+fn a_perpetual_check_defence_is_a_mistake_under_the_rule() {
+    let dir = TempDir::new("perpetual-puzzle");
+    let collections = dir.0.join("puzzles");
+    std::fs::create_dir_all(&collections).unwrap();
+    std::fs::write(
+        collections.join("rule.toml"),
+        r#"[[puzzle]]
+id = "perpetual-001"
+title = "车对马双士 · 长将"
+source = "the KRKNAA table"
+fen = "9/9/3aka3/9/4n4/9/9/3K5/9/3R5 b - - 0 1"
+goal = "黑先和"
+line = ["马５进３", "帅六退一", "马３进２", "帅六进一", "马２退３", "帅六退一"]
+difficulty = 4
+"#,
+    )
+    .unwrap();
+    let tables = dir.0.join("tables");
+    let check = |rules: &str| {
+        canju(&[
+            "puzzle",
+            "check",
+            "perpetual-001",
+            "马５进３",
+            "马３进２",
+            "马２退３",
+            "--puzzles",
+            collections.to_str().unwrap(),
+            "--dir",
+            tables.to_str().unwrap(),
+            "--rules",
+            rules,
+            "--json",
+        ])
+    };
+    // without the rule, the checks hold the draw
+    let o = check("none");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["rules"], "none");
+    assert_eq!(j["solved"], true, "{j}");
+    // under it, the first check already loses, and the feedback names the rule
+    let o = check("asian");
+    assert_eq!(o.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["rules"], "asian");
+    assert_eq!(j["solved"], false, "{j}");
+    let first = &j["moves"][0];
+    assert_eq!(first["feedback"], "mistake", "{j}");
+    assert!(
+        first["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("perpetual-check rule")),
+        "{j}"
+    );
+    assert!(j["refutation"].is_string(), "{j}");
+    // the default is the rule set players play under
+    let o = canju(&[
+        "puzzle",
+        "check",
+        "perpetual-001",
+        "马５进３",
+        "--puzzles",
+        collections.to_str().unwrap(),
+        "--dir",
+        tables.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("mistake: it loses by the perpetual-check rule (长将作负)"),
+        "{text}"
+    );
 }

@@ -623,7 +623,15 @@ fn move_limit_flags_are_kept_checked_and_recomputed_when_damaged() {
     flags(&table, &tb).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), good);
     // stats reports the counts (none here: no mate is longer than the limit)
-    let out = canju(&["stats", "KNKA", "--dir", dir.arg(), "--json"]);
+    let out = canju(&[
+        "stats",
+        "KNKA",
+        "--dir",
+        dir.arg(),
+        "--json",
+        "--rules",
+        "none",
+    ]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["red_to_move"]["win_beyond_move_limit"], 0);
     assert_eq!(stats["black_to_move"]["loss_beyond_move_limit"], 0);

@@ -58,7 +58,8 @@ fn enc(s: &str) -> String {
 #[test]
 fn the_api_answers_and_refuses_bad_input() {
     let dir = TempDir::new("serve");
-    let tb = Tablebase::new(&dir.0);
+    // the server's default rule set: asian
+    let tb = Tablebase::with_rules(&dir.0, canju::tablebase::Rules::Asian);
     build(&tb, "KNKA");
     let server = Server::start(&dir.0, &dir.0.join("home"));
     let a = server.addr.as_str();
@@ -73,7 +74,9 @@ fn the_api_answers_and_refuses_bad_input() {
     };
     assert_eq!(j["verdict"], "win");
     assert_eq!(j["plies"], n);
-    assert_eq!(j["rules"], "baseline");
+    assert_eq!(j["rules"], "asian");
+    let (status, named) = get(a, &format!("/api/probe?fen={}&rules=asian", enc(fen)));
+    assert_eq!((status, &named), (200, &j));
     assert_eq!(j["material"], "KNKA");
     let ranked = tb.rank_moves(&pos).unwrap();
     let moves = j["moves"].as_array().unwrap();
@@ -155,8 +158,8 @@ fn the_api_answers_and_refuses_bad_input() {
             404,
         ),
         (format!("/api/probe?fen={}&rules=chinese", enc(fen)), 400),
-        // the asian tables are not built here
-        (format!("/api/probe?fen={}&rules=asian", enc(fen)), 404),
+        // the tables without the rule are not built here
+        (format!("/api/probe?fen={}&rules=none", enc(fen)), 404),
         (format!("/api/solve?fen={}&max_moves=0", enc(fen)), 400),
         (format!("/api/solve?fen={}&max_moves=99999", enc(fen)), 400),
         (format!("/api/solve?fen={}&time=-1", enc(fen)), 400),
@@ -202,8 +205,9 @@ fn the_api_answers_and_refuses_bad_input() {
     for h in handles {
         assert!(h.join().unwrap().iter().all(|&s| s == 200));
     }
-    let (status, _) = get(a, "/api");
+    let (status, j) = get(a, "/api");
     assert_eq!(status, 200);
+    assert_eq!(j["rules"], "asian", "{j}");
 }
 
 #[test]

@@ -338,8 +338,8 @@ fn solve_command_text_and_json() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verdict"], "win");
-    // a forced mate wins with or without the perpetual-check rule
-    assert_eq!(v["rules"], "any");
+    // the tables' rule set (asian by default); a forced mate wins under both
+    assert_eq!(v["rules"], "asian");
     assert_eq!(v["plies"], 5);
     assert_eq!(v["moves"], 3);
     assert_eq!(v["pv"].as_array().unwrap().len(), 5);

@@ -57,7 +57,7 @@ fn gen_builds_dependencies_first_then_keeps_them() {
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].starts_with("KK ") && lines[0].contains(" built "));
     assert!(lines[1].starts_with("KRK ") && lines[1].contains("longest win"));
-    assert!(lines[2].starts_with("KRK (车对光将), rules none: 2 tables, 2 built"));
+    assert!(lines[2].starts_with("KRK (车对光将), rules asian: 2 tables, 2 built"));
     assert!(
         err(&o).is_empty(),
         "no progress bar when piped: {}",
@@ -65,7 +65,7 @@ fn gen_builds_dependencies_first_then_keeps_them() {
     );
     let o = canju(&["gen", "KRK", "--dir", d.arg()]);
     assert!(out(&o).contains("2 tables, 0 built"), "{}", out(&o));
-    assert!(d.0.join("KRK.ctb").exists());
+    assert!(d.0.join("KRK.asian.ctb").exists());
     assert!(
         std::fs::read_dir(&d.0)
             .unwrap()
@@ -182,7 +182,7 @@ fn probe_stats_and_verify() {
     let o = canju(&["stats", "KRK", "--dir", d.arg(), "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["material"], "KRK");
-    assert_eq!(v["rules"], "baseline");
+    assert_eq!(v["rules"], "asian");
     assert_eq!(v["red_to_move"]["legal"], 3834);
     assert_eq!(
         v["red_to_move"]["win"].as_u64().unwrap()
@@ -209,7 +209,7 @@ fn probe_stats_and_verify() {
 }
 
 fn damaged(d: &Path, f: impl FnOnce(&mut Vec<u8>)) {
-    let path = d.join("KRK.ctb");
+    let path = d.join("KRK.asian.ctb");
     let mut bytes = std::fs::read(&path).unwrap();
     f(&mut bytes);
     std::fs::write(&path, bytes).unwrap();
@@ -219,13 +219,16 @@ fn damaged(d: &Path, f: impl FnOnce(&mut Vec<u8>)) {
 fn damaged_tables_are_one_line_errors() {
     let d = TempDir::new("damaged");
     assert!(canju(&["gen", "KRK", "--dir", d.arg()]).status.success());
-    let good = std::fs::read(d.0.join("KRK.ctb")).unwrap();
+    let good = std::fs::read(d.0.join("KRK.asian.ctb")).unwrap();
     let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
-    let restore = || std::fs::write(d.0.join("KRK.ctb"), &good).unwrap();
+    let restore = || std::fs::write(d.0.join("KRK.asian.ctb"), &good).unwrap();
 
     damaged(&d.0, |b| b.truncate(b.len() - 100));
     let e = one_line_error(&canju(&["probe", "--fen", fen, "--dir", d.arg()]), 1);
-    assert!(e.contains("KRK.ctb") && e.contains("truncated"), "{e}");
+    assert!(
+        e.contains("KRK.asian.ctb") && e.contains("truncated"),
+        "{e}"
+    );
 
     restore();
     damaged(&d.0, |b| b.truncate(5));
@@ -253,7 +256,7 @@ fn damaged_tables_are_one_line_errors() {
     assert!(e.contains("checksum mismatch"), "{e}");
 
     restore();
-    std::fs::copy(d.0.join("KK.ctb"), d.0.join("KRK.ctb")).unwrap();
+    std::fs::copy(d.0.join("KK.asian.ctb"), d.0.join("KRK.asian.ctb")).unwrap();
     let e = one_line_error(&canju(&["stats", "KRK", "--dir", d.arg()]), 1);
     assert!(e.contains("material is KK"), "{e}");
 
@@ -285,7 +288,9 @@ fn a_killed_run_leaves_no_table_that_looks_complete() {
     for entry in std::fs::read_dir(&d.0).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "ctb") {
-            let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+            // KPKAB.asian.ctb: the material before the first dot
+            let file = path.file_name().unwrap().to_str().unwrap();
+            let name = file.split('.').next().unwrap().to_string();
             let o = canju(&["verify", &name, "--dir", d.arg()]);
             assert!(o.status.success(), "{name}: {}", err(&o));
         }
@@ -294,7 +299,7 @@ fn a_killed_run_leaves_no_table_that_looks_complete() {
     let o = canju(&["gen", "KNPKAB", "--dir", d.arg()]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(
-        out(&o).contains("KNPKAB (马兵对士象), rules none: 16 tables"),
+        out(&o).contains("KNPKAB (马兵对士象), rules asian: 16 tables"),
         "{}",
         out(&o)
     );

@@ -342,20 +342,21 @@ async function explore(fen) {
 async function probe(info) {
   const tbody = $('#e-moves tbody');
   tbody.innerHTML = '';
-  const row = (m, verdict, plies) => {
+  const row = (m, verdict, plies, byRule) => {
     const tr = document.createElement('tr');
-    tr.innerHTML = `<td>${esc(m.chinese)}</td><td>${esc(m.iccs)}</td><td class="verdict-${verdict}">${esc(verdict)}</td><td>${plies ?? ''}</td>`;
+    const by = byRule != null ? `by rule, level ${byRule}` : '';
+    tr.innerHTML = `<td>${esc(m.chinese)}</td><td>${esc(m.iccs)}</td><td class="verdict-${verdict}">${esc(verdict)}</td><td>${plies ?? by}</td>`;
     tr.addEventListener('click', () => play(m.iccs));
     tbody.appendChild(tr);
   };
   try {
-    const p = await api(`/api/probe?fen=${enc(E.fen)}`);
-    $('#e-verdict').textContent = `${p.material_chinese} (${p.material}), rules ${p.rules}: ${p.verdict}${p.plies != null ? ` in ${p.plies} plies` : ''} for ${info.side_to_move}`;
-    $('#footer').textContent = `canju — perfect play from its own tables; rules: ${p.rules} (a game that never ends is a draw)`;
-    for (const m of p.moves) row(m, m.verdict, m.plies);
+    const p = await api(`/api/probe?fen=${enc(E.fen)}&rules=${enc($('#e-rules').value)}`);
+    const how = p.plies != null ? ` in ${p.plies} plies` : p.by_rule != null ? ` by the perpetual-check rule (长将作负), level ${p.by_rule}` : '';
+    $('#e-verdict').textContent = `${p.material_chinese} (${p.material}), rules ${p.rules}: ${p.verdict}${how} for ${info.side_to_move}`;
+    for (const m of p.moves) row(m, m.verdict, m.plies, m.by_rule);
   } catch (e) {
     $('#e-verdict').textContent = `No table value (${e.message.split(';')[0]}). “Solve” below proves forced mates.`;
-    for (const m of info.moves) row(m, '', null);
+    for (const m of info.moves) row(m, '', null, null);
   }
 }
 
@@ -371,6 +372,15 @@ $('#e-load').addEventListener('click', () => {
   explore($('#fen').value.trim());
 });
 $('#fen').addEventListener('keydown', (e) => e.key === 'Enter' && $('#e-load').click());
+$('#e-rules').addEventListener('change', () => E.fen && explore(E.fen));
+// the server's rule set: the explorer's default and the footer
+api('/api').then((a) => {
+  if ($('#e-rules').value !== a.rules) {
+    $('#e-rules').value = a.rules;
+    if (E.loaded) explore(E.fen);
+  }
+  $('#footer').textContent = `canju — perfect play from its own tables; puzzles and theory under rules ${a.rules}: ${a.rules === 'asian' ? 'perpetual check loses (长将作负)' : 'endless play is a draw'}`;
+}).catch(() => {});
 $('#e-start').addEventListener('click', () => {
   E.history.push(E.fen);
   explore(START);

@@ -26,6 +26,11 @@ use canju::Position;
 use canju::notation::Notation;
 use canju::tablebase::Rules;
 
+/// The rule set when none is named: the one players play under.
+const DEFAULT_RULES: &str = "asian";
+const RULES_HELP: &str =
+    "Rule set: asian (perpetual check loses; the default) or none (endless play is a draw)";
+
 /// canju (残局): Xiangqi endgame tablebases and trainer.
 #[derive(Parser, Debug)]
 #[command(name = "canju", version, about, long_about = None)]
@@ -83,8 +88,7 @@ enum Command {
         /// `canju plan`).
         #[arg(long)]
         no_deps: bool,
-        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
-        #[arg(long, default_value = "none")]
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
     },
     /// List the endgames a material falls into after captures, in build order.
@@ -106,8 +110,7 @@ enum Command {
         /// Threads each job uses (default: one per core of the machine that runs it).
         #[arg(long)]
         threads: Option<usize>,
-        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
-        #[arg(long, default_value = "none")]
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
     },
     /// Index size and table size of a material at once; legal positions from its table, or
@@ -121,6 +124,8 @@ enum Command {
         dir: Option<PathBuf>,
         #[arg(long)]
         threads: Option<usize>,
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
+        rules: Rules,
     },
     /// The perfect-play value of a position and of each of its moves, best first.
     Probe {
@@ -137,8 +142,7 @@ enum Command {
         dir: Option<PathBuf>,
         #[arg(long)]
         threads: Option<usize>,
-        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
-        #[arg(long, default_value = "none")]
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
     },
     /// Win/draw/loss counts and the longest win of a table.
@@ -148,8 +152,7 @@ enum Command {
         json: bool,
         #[arg(long)]
         dir: Option<PathBuf>,
-        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
-        #[arg(long, default_value = "none")]
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
     },
     /// Check every entry of a table against its successors, and its checksum.
@@ -159,8 +162,7 @@ enum Command {
         dir: Option<PathBuf>,
         #[arg(long)]
         threads: Option<usize>,
-        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
-        #[arg(long, default_value = "none")]
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
     },
     /// The positions whose verdict the perpetual-check rule changes: counts per side to
@@ -205,6 +207,10 @@ enum Command {
         /// Table directory: positions whose material has a table there are decided by it.
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// The tables' rule set: asian (the default) or none. A forced mate wins under
+        /// both, so the proof is the same; it picks the table files that decide positions.
+        #[arg(long, default_value = DEFAULT_RULES)]
+        rules: Rules,
     },
     /// Puzzle collections: list, show, check answers against perfect play.
     Puzzle {
@@ -230,6 +236,8 @@ enum Command {
         goal: Option<String>,
         #[arg(long)]
         dir: Option<PathBuf>,
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
+        rules: Rules,
     },
     /// Draw a position as an SVG diagram (grid, river, palaces, pieces as discs with
     /// Chinese characters, arrows and marked points).
@@ -289,8 +297,7 @@ enum Command {
         /// Threads for building and counting (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
-        /// Rule set: none (endless play is a draw) or asian (perpetual check loses).
-        #[arg(long, default_value = "none")]
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
     },
     /// Serve a page (puzzles, explorer, theory) and a JSON API (tables, solver, puzzles,
@@ -308,6 +315,10 @@ enum Command {
         /// Open the page in the default browser.
         #[arg(long)]
         open: bool,
+        /// The rule set of the page and of the API when a request names none: asian (the
+        /// default) or none.
+        #[arg(long, default_value = DEFAULT_RULES)]
+        rules: Rules,
     },
     /// Draw a position on the terminal.
     Show {
@@ -343,6 +354,8 @@ enum PuzzleCommand {
         puzzles: Option<PathBuf>,
         #[arg(long)]
         dir: Option<PathBuf>,
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
+        rules: Rules,
     },
     /// Forget the recorded progress.
     Reset,
@@ -357,6 +370,8 @@ enum PuzzleCommand {
         puzzles: Option<PathBuf>,
         #[arg(long)]
         dir: Option<PathBuf>,
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
+        rules: Rules,
     },
     /// A puzzle's board, goal, stipulation and source.
     Show {
@@ -378,6 +393,8 @@ enum PuzzleCommand {
         /// Table directory (tables decide positions whose material they hold).
         #[arg(long)]
         dir: Option<PathBuf>,
+        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
+        rules: Rules,
     },
 }
 
@@ -528,11 +545,13 @@ pub fn run() -> ExitCode {
             port,
             dir,
             open,
+            rules,
         }) => serve::run(serve::ServeArgs {
             host: &host,
             port,
             dir: &dir,
             open,
+            rules,
         }),
         Some(Command::Train {
             material,
@@ -541,6 +560,7 @@ pub fn run() -> ExitCode {
             side,
             goal,
             dir,
+            rules,
         }) => puzzle::train(puzzle::TrainArgs {
             material: &material,
             seed,
@@ -548,6 +568,7 @@ pub fn run() -> ExitCode {
             side: &side,
             goal: &goal,
             dir: &dir,
+            rules,
         }),
         Some(Command::Puzzle { action }) => match action {
             PuzzleCommand::List {
@@ -557,21 +578,28 @@ pub fn run() -> ExitCode {
                 puzzles,
             } => puzzle::list(&puzzles, &tag, &collection, json),
             PuzzleCommand::Show { id, puzzles } => puzzle::show(&puzzles, &id),
-            PuzzleCommand::Play { id, puzzles, dir } => puzzle::play_cmd(&puzzles, &dir, &id),
+            PuzzleCommand::Play {
+                id,
+                puzzles,
+                dir,
+                rules,
+            } => puzzle::play_cmd(&puzzles, &dir, &id, rules),
             PuzzleCommand::Reset => puzzle::reset(),
             PuzzleCommand::Import {
                 file,
                 collection,
                 puzzles,
                 dir,
-            } => puzzle::import(&file, &collection, &puzzles, &dir),
+                rules,
+            } => puzzle::import(&file, &collection, &puzzles, &dir, rules),
             PuzzleCommand::Check {
                 id,
                 moves,
                 json,
                 puzzles,
                 dir,
-            } => puzzle::check(&puzzles, &dir, &id, &moves, json),
+                rules,
+            } => puzzle::check(&puzzles, &dir, &id, &moves, json, rules),
         },
         Some(Command::Solve {
             fen,
@@ -582,6 +610,7 @@ pub fn run() -> ExitCode {
             json,
             hash,
             dir,
+            rules,
         }) => solve::run(solve::SolveArgs {
             fen: &fen,
             max_moves,
@@ -591,6 +620,7 @@ pub fn run() -> ExitCode {
             json,
             hash,
             dir: &dir,
+            rules,
         }),
         Some(Command::Gen {
             material,
@@ -613,7 +643,8 @@ pub fn run() -> ExitCode {
             count,
             dir,
             threads,
-        }) => tb::info_cmd(&material, &dir, count, threads),
+            rules,
+        }) => tb::info_cmd(&material, &dir, count, threads, rules),
         Some(Command::Probe {
             fen,
             notation,

@@ -48,12 +48,9 @@ pub fn run(
         .into_iter()
         .map(|t| (t, t.captures()))
         .collect();
-    let threads_arg = threads.map_or(String::new(), |t| format!(" --threads {t}"))
-        + if rules == Rules::None {
-            ""
-        } else {
-            " --rules asian"
-        };
+    // the rule set always named, so that a job means the same whatever the default
+    let threads_arg =
+        threads.map_or(String::new(), |t| format!(" --threads {t}")) + &format!(" --rules {rules}");
     let head = format!(
         "canju plan {m} ({}): {} tables, one job each; a job needs the tables its captures lead into",
         m.chinese(),

@@ -62,6 +62,9 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
     draw_board(&pos);
     outln!("{} · {}", p.entry.id, p.entry.title);
     outln!("goal: {}", p.goal_text());
+    if let Some(rules) = judge.rules() {
+        outln!("rules: {}", rules.describe());
+    }
     let mut lines = stdin.lock().lines();
     loop {
         if interactive {
@@ -173,13 +176,17 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             ),
             Feedback::Mistake => {
                 mistaken = true;
+                let why = match judge.rule_reason(&pos, p.goal, left).map_err(fail)? {
+                    Some(reason) => format!(": {reason}"),
+                    None => String::new(),
+                };
                 let r = judge.defence(&pos, player, left).map_err(fail)?;
                 match r {
                     Some(r) => outln!(
-                        "{text}: mistake: the goal is gone; refutation {} (undo to try again)",
+                        "{text}: mistake: the goal is gone{why}; refutation {} (undo to try again)",
                         chinese(&pos, r)
                     ),
-                    None => outln!("{text}: mistake: the goal is gone (undo to try again)"),
+                    None => outln!("{text}: mistake: the goal is gone{why} (undo to try again)"),
                 }
                 continue;
             }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use canju::notation::{self, Notation, Style};
 use canju::puzzle::{self, Feedback, Judge, Puzzle};
-use canju::tablebase::Tablebase;
+use canju::tablebase::{Rules, Tablebase};
 use canju::{Move, Position};
 
 use super::tb::table_dir;
@@ -141,12 +141,17 @@ pub struct CheckedMove {
     slower: Option<u32>,
     by: &'static str,
     feedback: &'static str,
+    /// Why a mistake lost the goal, when the perpetual-check rule is the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
     plies_left: u32,
 }
 
 #[derive(serde::Serialize)]
 pub struct CheckJson {
     id: String,
+    /// The rule set of the tables that judged the moves.
+    rules: &'static str,
     solved: bool,
     moves: Vec<CheckedMove>,
     refutation: Option<String>,
@@ -160,10 +165,11 @@ pub fn check(
     id: &str,
     moves: &[String],
     json: bool,
+    rules: Rules,
 ) -> CliResult {
     let all = collections(dir)?;
     let p = find(&all, id)?;
-    let tb = Tablebase::new(table_dir(tables)?);
+    let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     ensure_tables(p, &tb)?;
     let c = judge_moves(p, &tb, moves)?;
     let j = &c.json;
@@ -176,7 +182,10 @@ pub fn check(
                     "good: still winning, {n} move{} slower than the best",
                     if *n == 1 { "" } else { "s" }
                 ),
-                None => m.feedback.to_string(),
+                None => match m.reason {
+                    Some(reason) => format!("{}: {reason}", m.feedback),
+                    None => m.feedback.to_string(),
+                },
             };
             let width: usize = m.mv.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
             let pad = " ".repeat(10usize.saturating_sub(width));
@@ -186,7 +195,7 @@ pub fn check(
             outln!("refutation: {r}");
         }
         if j.solved {
-            outln!("solved: {} ({})", p.entry.id, p.goal);
+            outln!("solved: {} ({}; rules {})", p.entry.id, p.goal, tb.rules());
         } else if !c.failed {
             outln!("not solved yet: the line stops before the goal is reached");
         }
@@ -250,6 +259,15 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
             Feedback::Good { slower } => Some(slower),
             _ => None,
         });
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        let reason = if f == Feedback::Mistake {
+            judge
+                .rule_reason(&child, p.goal, left.saturating_sub(1))
+                .map_err(fail)?
+        } else {
+            None
+        };
         out.push(CheckedMove {
             mv: text(&pos, m),
             iccs: m.to_string(),
@@ -259,6 +277,7 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
             },
             by: "player",
             feedback: f.name(),
+            reason,
             plies_left: left,
         });
         pos.play_unchecked(m);
@@ -294,6 +313,7 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
             slower: None,
             by: "defender",
             feedback: if Some(d) == best { "best" } else { "good" },
+            reason: None,
             plies_left: left,
         });
         pos.play_unchecked(d);
@@ -310,6 +330,7 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
     Ok(Checked {
         json: CheckJson {
             id: p.entry.id.clone(),
+            rules: tb.rules().name(),
             solved,
             moves: out,
             refutation: refutation_text,
@@ -346,13 +367,23 @@ fn ensure_tables(p: &Puzzle, tb: &Tablebase) -> Result<(), CliError> {
     if tb.path_of(&m).exists() {
         return Ok(());
     }
-    outln!("building the tables of {m} ({}) first", m.chinese());
-    super::tb::generate(m, tb, None).map(|_| ())
+    // on standard error: standard output may be a JSON report
+    errln!(
+        "building the tables of {m} ({}, rules {}) first",
+        m.chinese(),
+        tb.rules()
+    );
+    super::tb::generate_quietly(m, tb, None).map(|_| ())
 }
 
 /// `canju puzzle play [ID]`: the puzzle, or the next one to do (failed ones first, then
 /// unsolved), played from standard input; the attempt is recorded.
-pub fn play_cmd(dir: &Option<PathBuf>, tables: &Option<PathBuf>, id: &Option<String>) -> CliResult {
+pub fn play_cmd(
+    dir: &Option<PathBuf>,
+    tables: &Option<PathBuf>,
+    id: &Option<String>,
+    rules: Rules,
+) -> CliResult {
     let all = collections(dir)?;
     let (path, mut progress) = progress()?;
     let p = match id {
@@ -372,7 +403,7 @@ pub fn play_cmd(dir: &Option<PathBuf>, tables: &Option<PathBuf>, id: &Option<Str
                 CliError::input("every puzzle is solved (`canju puzzle reset` starts over)")
             })?,
     };
-    let tb = Tablebase::new(table_dir(tables)?);
+    let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     ensure_tables(p, &tb)?;
     let judge = Judge::new(Some(&tb));
     let outcome = super::play::play(p, &judge)?;
@@ -417,6 +448,7 @@ pub struct TrainArgs<'a> {
     pub side: &'a Option<String>,
     pub goal: &'a Option<String>,
     pub dir: &'a Option<PathBuf>,
+    pub rules: Rules,
 }
 
 /// `canju train SIG`: a random position from a table (built first when missing), played as
@@ -463,7 +495,7 @@ pub fn train(a: TrainArgs) -> CliResult {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64)
     });
-    let tb = Tablebase::new(table_dir(a.dir)?);
+    let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
     if !tb.path_of(&m).exists() {
         outln!("building the tables of {m} ({}) first", m.chinese());
         super::tb::generate(m, &tb, None)?;
@@ -519,6 +551,7 @@ pub fn import(
     collection: &str,
     dir: &Option<PathBuf>,
     tables: &Option<PathBuf>,
+    rules: Rules,
 ) -> CliResult {
     use canju::puzzle::import;
     if collection.is_empty()
@@ -555,7 +588,7 @@ pub fn import(
         .map(|p| (p.position.clone(), p.entry.id.clone()))
         .collect();
     let (games, mut rejected) = import::read(&text);
-    let tb = Tablebase::new(table_dir(tables)?);
+    let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     let judge = Judge::new(Some(&tb));
     let mut added = String::new();
     let mut count = 0;

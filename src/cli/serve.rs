@@ -25,6 +25,7 @@ use canju::material::Material;
 use canju::notation::{self, Notation, Style};
 use canju::puzzle::Puzzle;
 use canju::solver::{self, Options};
+use canju::tablebase::format::gen_command;
 use canju::tablebase::index::MAX_PIECES;
 use canju::tablebase::{Rules, TableError, Tablebase};
 use canju::theory::{self, Claim, Request};
@@ -37,6 +38,7 @@ pub struct ServeArgs<'a> {
     pub port: u16,
     pub dir: &'a Option<PathBuf>,
     pub open: bool,
+    pub rules: Rules,
 }
 
 /// Proofs and theory counts running at once; more are refused with 503 until one ends.
@@ -58,9 +60,11 @@ const THEORY_CACHE_ENTRIES: usize = 256;
 const MAX_BODY: usize = 16 * 1024;
 
 struct AppState {
+    /// The tables under the server's rule set: puzzles, proofs, theory, and probes that
+    /// name no rule set.
     tb: Tablebase,
-    /// The same directory's tables with the perpetual-check rule.
-    asian: Tablebase,
+    /// The same directory's tables under the other rule set, for probes that ask for it.
+    other: Tablebase,
     puzzles: Vec<Puzzle>,
     heavy: Semaphore,
     theory_cache: Mutex<HashMap<String, Arc<JsonValue>>>,
@@ -146,12 +150,12 @@ fn heavy_permit(state: &AppState) -> Result<tokio::sync::SemaphorePermit<'_>, Ap
 #[derive(Deserialize)]
 struct FenQuery {
     fen: Option<String>,
-    /// none (default) or asian.
+    /// asian or none (default: the server's rule set).
     rules: Option<String>,
 }
 
-/// `GET /api/probe?fen=…[&rules=asian]`: the tables' value of a position and of every
-/// legal move, under the rule set asked for.
+/// `GET /api/probe?fen=…[&rules=asian|none]`: the tables' value of a position and of every
+/// legal move, under the rule set asked for (default: the server's).
 async fn probe(
     State(state): State<Shared>,
     q: Result<Query<FenQuery>, QueryRejection>,
@@ -168,8 +172,9 @@ async fn probe(
         ));
     }
     let tb = match q.rules.as_deref().map(str::parse::<Rules>) {
-        None | Some(Ok(Rules::None)) => &state.tb,
-        Some(Ok(Rules::Asian)) => &state.asian,
+        None => &state.tb,
+        Some(Ok(r)) if r == state.tb.rules() => &state.tb,
+        Some(Ok(_)) => &state.other,
         Some(Err(e)) => return Err(bad(format!("rules: {e}"))),
     };
     Ok(Json(
@@ -230,7 +235,8 @@ async fn solve(
             ));
         }
     };
-    let j = serde_json::to_value(super::solve::solution_json(&pos, &s)).map_err(internal)?;
+    let j = serde_json::to_value(super::solve::solution_json(&pos, &s, state.tb.rules()))
+        .map_err(internal)?;
     Ok(Json(j))
 }
 
@@ -350,8 +356,8 @@ async fn check(
             return Err(ApiError(
                 StatusCode::CONFLICT,
                 format!(
-                    "puzzle {id} is judged by the tables of {m}, which are not built: run canju gen {m} --dir {}",
-                    state.tb.dir().display()
+                    "puzzle {id} is judged by the tables of {m}, which are not built: run {}",
+                    gen_command(&state.tb.path_of(&m))
                 ),
             ));
         }
@@ -608,10 +614,9 @@ fn missing_tables(state: &AppState, claim: &Claim) -> Result<(), ApiError> {
             return Err(ApiError(
                 StatusCode::NOT_FOUND,
                 format!(
-                    "the tables of {} are not all built ({m} is missing): run canju gen {} --dir {}",
+                    "the tables of {} are not all built ({m} is missing): run {}",
                     claim.material,
-                    claim.material,
-                    state.tb.dir().display()
+                    gen_command(&state.tb.path_of(&claim.material))
                 ),
             ));
         }
@@ -692,12 +697,13 @@ async fn record_result(
 }
 
 /// `GET /api`: what the API offers.
-async fn index() -> Json<JsonValue> {
+async fn index(State(state): State<Shared>) -> Json<JsonValue> {
     Json(json!({
         "name": "canju",
         "version": env!("CARGO_PKG_VERSION"),
+        "rules": state.tb.rules().name(),
         "endpoints": [
-            "GET /api/probe?fen=FEN",
+            "GET /api/probe?fen=FEN&rules=asian|none",
             "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS",
             "GET /api/puzzles",
             "GET /api/puzzles/{id}",
@@ -794,8 +800,14 @@ pub fn run(a: ServeArgs) -> CliResult {
     let dir = table_dir(a.dir)?;
     let puzzles = super::puzzle::collections(&None)?;
     let state = Arc::new(AppState {
-        tb: Tablebase::new(&dir),
-        asian: Tablebase::with_rules(&dir, Rules::Asian),
+        tb: Tablebase::with_rules(&dir, a.rules),
+        other: Tablebase::with_rules(
+            &dir,
+            match a.rules {
+                Rules::Asian => Rules::None,
+                Rules::None => Rules::Asian,
+            },
+        ),
         puzzles,
         heavy: Semaphore::new(HEAVY_AT_ONCE),
         theory_cache: Mutex::new(HashMap::new()),
@@ -824,8 +836,9 @@ pub fn run(a: ServeArgs) -> CliResult {
             message: e.to_string(),
         })?;
         outln!(
-            "canju serve: http://{addr}/ (page) and http://{addr}/api (tables in {}); Ctrl-C stops",
-            dir.display()
+            "canju serve: http://{addr}/ (page) and http://{addr}/api (tables in {}, rules {}); Ctrl-C stops",
+            dir.display(),
+            a.rules.describe()
         );
         super::output::flush();
         if a.open {

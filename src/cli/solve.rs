@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use canju::notation::{self, Notation, Style};
 use canju::solver::{self, Options, Solution, Verdict};
-use canju::tablebase::Tablebase;
+use canju::tablebase::{Rules, Tablebase};
 use canju::{Move, Position};
 
 use super::tb::{table_dir, table_error, thousands, thread_pool};
@@ -26,6 +26,7 @@ pub struct SolveArgs<'a> {
     pub json: bool,
     pub hash: usize,
     pub dir: &'a Option<PathBuf>,
+    pub rules: Rules,
 }
 
 /// The most memory `--hash` takes, in MB.
@@ -113,7 +114,7 @@ pub fn run(a: SolveArgs) -> CliResult {
         }
     };
     let dir = table_dir(a.dir)?;
-    let tb = Tablebase::new(&dir);
+    let tb = Tablebase::with_rules(&dir, a.rules);
     let pool = thread_pool(a.threads)?;
     let mut options = Options::new(a.max_moves);
     options.time = time;
@@ -134,9 +135,9 @@ pub fn run(a: SolveArgs) -> CliResult {
         solver::SolveError::Table(e) => table_error(e),
     })?;
     if a.json {
-        print_json(&pos, &s)
+        print_json(&pos, &s, a.rules)
     } else {
-        print_text(&pos, &s, a.notation);
+        print_text(&pos, &s, a.notation, a.rules);
         Ok(())
     }
 }
@@ -177,13 +178,13 @@ fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread
     }))
 }
 
-fn print_json(pos: &Position, s: &Solution) -> CliResult {
-    super::print_json(&solution_json(pos, s))?;
+fn print_json(pos: &Position, s: &Solution, rules: Rules) -> CliResult {
+    super::print_json(&solution_json(pos, s, rules))?;
     Ok(())
 }
 
 /// The JSON form of a solution (`canju solve --json` and the server's `/api/solve`).
-pub fn solution_json(pos: &Position, s: &Solution) -> impl serde::Serialize + use<> {
+pub fn solution_json(pos: &Position, s: &Solution, rules: Rules) -> impl serde::Serialize + use<> {
     let (verdict, plies) = match s.verdict {
         Verdict::Win { plies } => ("win", Some(plies)),
         Verdict::None => ("none", None),
@@ -210,12 +211,12 @@ pub fn solution_json(pos: &Position, s: &Solution) -> impl serde::Serialize + us
         pv: line,
         nodes: s.nodes,
         seconds: s.seconds,
-        // a forced mate wins under every rule set; the tables it reads hold mates only
-        rules: "any",
+        // a forced mate wins under every rule set: this names the tables that were read
+        rules: rules.name(),
     }
 }
 
-fn print_text(pos: &Position, s: &Solution, notation: Notation) {
+fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
     out!(
         "{}",
         canju::render::terminal::board(pos, super::board::board_style(false))
@@ -277,7 +278,7 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
         );
     }
     outln!(
-        "{} nodes in {:.2} s ({:.1} M nodes/s)",
+        "{} nodes in {:.2} s ({:.1} M nodes/s); rules {rules}: a forced mate wins under every rule set",
         thousands(s.nodes),
         s.seconds,
         s.nodes as f64 / s.seconds.max(1e-9) / 1e6

@@ -308,11 +308,12 @@ pub fn info_cmd(
     dir: &Option<PathBuf>,
     count: bool,
     threads: Option<usize>,
+    rules: Rules,
 ) -> CliResult {
     let m = material_arg(sig)?;
     let layout = Layout::new(m).expect("checked");
     let dir = table_dir(dir)?;
-    let tb = Tablebase::new(&dir);
+    let tb = Tablebase::with_rules(&dir, rules);
     outln!("material: {m} ({})", m.chinese());
     outln!("pieces: {}", m.piece_count());
     outln!("index size: {} per side to move", thousands(layout.size()));
@@ -725,8 +726,13 @@ const LIMIT_NOTE: &str =
 pub fn main_job() -> CliResult {
     let m = material_arg("KNPKAABB")?;
     let dir = table_dir(&None)?;
-    let tb = Tablebase::new(&dir);
-    outln!("canju: 马兵对士象全 (KNPKAABB) tables in {}", dir.display());
+    // what a player sees: the rules players play under
+    let tb = Tablebase::with_rules(&dir, Rules::Asian);
+    outln!(
+        "canju: 马兵对士象全 (KNPKAABB) tables in {}, rules {}",
+        dir.display(),
+        Rules::Asian.describe()
+    );
     generate_all(m, &tb, None)?;
     outln!();
     super::theory::main_job_report(&tb)?;

@@ -351,6 +351,11 @@ pub enum Outlook {
     Draw,
     /// The player is mated in this many plies.
     Loss(u32),
+    /// The player wins only by the perpetual-check rule (tables with it): the opponent
+    /// can hold off mate by checking forever, which the rule forbids. Not a mate goal.
+    RuleWin(u32),
+    /// The player loses by the perpetual-check rule: only checking forever would hold.
+    RuleLoss(u32),
     /// No forced win for the player within the bound (beyond the tables, where draws and
     /// losses are not told apart).
     NoWin,
@@ -391,6 +396,12 @@ impl<'a> Judge<'a> {
         Judge { tb, options }
     }
 
+    /// The rule set of the tables the judge reads, if it reads any. The solver's mates
+    /// stand under every rule set.
+    pub fn rules(&self) -> Option<crate::tablebase::Rules> {
+        self.tb.map(Tablebase::rules)
+    }
+
     /// The table value of a position, when its material has a table.
     fn table_value(&self, pos: &Position) -> Result<Option<Value>, PuzzleError> {
         let Some(tb) = self.tb else {
@@ -414,8 +425,6 @@ impl<'a> Judge<'a> {
         budget: u32,
     ) -> Result<Outlook, PuzzleError> {
         if let Some(v) = self.table_value(pos)? {
-            // a puzzle's goal is a mate: a win by rule does not reach it
-            let v = v.baseline();
             // the same distance, seen from the player's side
             let v = if pos.turn() == player {
                 v
@@ -423,7 +432,9 @@ impl<'a> Judge<'a> {
                 match v {
                     Value::Win(n) => Value::Loss(n),
                     Value::Loss(n) => Value::Win(n),
-                    other => other,
+                    Value::RuleWin(k) => Value::RuleLoss(k),
+                    Value::RuleLoss(k) => Value::RuleWin(k),
+                    Value::Draw => Value::Draw,
                 }
             };
             return Ok(match v {
@@ -432,7 +443,8 @@ impl<'a> Judge<'a> {
                 Value::Win(_) => Outlook::NoWin,
                 Value::Draw => Outlook::Draw,
                 Value::Loss(n) => Outlook::Loss(n),
-                Value::RuleWin(_) | Value::RuleLoss(_) => Outlook::Draw,
+                Value::RuleWin(k) => Outlook::RuleWin(k),
+                Value::RuleLoss(k) => Outlook::RuleLoss(k),
             });
         }
         Ok(
@@ -468,8 +480,27 @@ impl<'a> Judge<'a> {
             }
             (true, _, Outlook::Win(_)) => Feedback::Best,
             (true, _, _) => Feedback::Mistake,
-            (false, _, Outlook::Win(_) | Outlook::Draw) => Feedback::Best,
+            (false, _, Outlook::Win(_) | Outlook::Draw | Outlook::RuleWin(_)) => Feedback::Best,
             (false, _, _) => Feedback::Mistake,
+        })
+    }
+
+    /// Why a move that lost the goal lost it, when the perpetual-check rule is the reason:
+    /// `child` is the position after the move, the opponent to move.
+    pub fn rule_reason(
+        &self,
+        child: &Position,
+        goal: Goal,
+        budget: u32,
+    ) -> Result<Option<&'static str>, PuzzleError> {
+        Ok(match self.outlook(child, goal.side, budget)? {
+            Outlook::RuleLoss(_) => Some(
+                "it loses by the perpetual-check rule (长将作负): only checking forever would hold",
+            ),
+            Outlook::RuleWin(_) if goal.win => {
+                Some("it still wins by the perpetual-check rule, but the forced mate is gone")
+            }
+            _ => None,
         })
     }
 

@@ -62,10 +62,7 @@ pub fn build_without_deps(
     if !tb.path_of(&m).exists() {
         for sub in m.captures() {
             if !tb.path_of(&sub).exists() {
-                let rules = match tb.rules() {
-                    super::format::Rules::None => "",
-                    super::format::Rules::Asian => " --rules asian",
-                };
+                let rules = super::format::rules_flag(tb.rules());
                 return Err(TableError::Unsupported(format!(
                     "{m} needs the table of {sub} ({}), which is not in {}: build it first (canju gen {sub} --no-deps{rules}), or drop --no-deps",
                     sub.chinese(),

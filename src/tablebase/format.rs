@@ -237,7 +237,7 @@ pub enum TableError {
         code: u8,
         hint: String,
     },
-    #[error("no {material} table{rules} in {dir}: run `{command}`{hint}", rules = if *rules == Rules::None { "" } else { " with the perpetual-check rule" }, command = gen_command(&dir.join(file_name_of(material, *rules))))]
+    #[error("no {material} table{rules} in {dir}: run `{command}`{hint}", rules = if *rules == Rules::None { " without the perpetual-check rule (rules none)" } else { "" }, command = gen_command(&dir.join(file_name_of(material, *rules))))]
     Missing {
         material: String,
         dir: PathBuf,
@@ -288,7 +288,8 @@ pub fn rebuild_hint(path: &Path) -> String {
 }
 
 /// The `canju gen` command that builds a table file where it is (`--dir` when the file is
-/// not in the default directory).
+/// not in the default directory; `--rules none` for a table without the perpetual-check
+/// rule, asian being the command line's default).
 pub fn gen_command(path: &Path) -> String {
     let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
     let stem = name
@@ -296,16 +297,25 @@ pub fn gen_command(path: &Path) -> String {
         .next()
         .filter(|s| !s.is_empty())
         .unwrap_or("MATERIAL");
-    let rules = if name.ends_with(".asian.ctb") {
-        " --rules asian"
+    let rules = rules_flag(if name.ends_with(".asian.ctb") {
+        Rules::Asian
     } else {
-        ""
-    };
+        Rules::None
+    });
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() && dir != Path::new("tablebases") => {
             format!("canju gen {stem} --dir {}{rules}", dir.display())
         }
         _ => format!("canju gen {stem}{rules}"),
+    }
+}
+
+/// The `--rules` argument a `canju` command needs for a rule set: none for asian, the
+/// command line's default.
+pub fn rules_flag(rules: Rules) -> &'static str {
+    match rules {
+        Rules::Asian => "",
+        Rules::None => " --rules none",
     }
 }
 

@@ -388,6 +388,9 @@ impl Solver<'_> {
             frontier_l.clear();
             let parents_l = self.values[l.index()];
             self.for_members(frontier_w, w, |s, i| {
+                // L's move into i checks when W stands in check in i: a lost check does
+                // not change whether L is a candidate for a trap
+                let quiet = !s.pos.in_check_against(w, self.attackers[l.index()]);
                 let found = self.collect_parents(s, i, w, parents_l);
                 for &p in &found {
                     if parents_l[p as usize].load(Relaxed) != code::DRAW {
@@ -401,7 +404,7 @@ impl Solver<'_> {
                                 if c == 1 {
                                     parents_l[p as usize].store(PENDING_LOSS, Relaxed);
                                     frontier_l.set(p);
-                                } else {
+                                } else if quiet {
                                     work.dirty.set(p);
                                 }
                                 break;
