@@ -295,6 +295,39 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
     if let Some(d) = &shots {
         std::fs::write(d.join("explorer.png"), c.screenshot().await.unwrap()).unwrap();
     }
+    // the rule set: the server's (asian) by default, the other on request (not built here)
+    let verdict = c.find(Locator::Css("#e-verdict")).await.unwrap();
+    let text = verdict.text().await.unwrap();
+    assert!(text.contains("rules asian"), "{text}");
+    let choose = |rules: &'static str| {
+        format!(
+            "const s = document.querySelector('#e-rules'); s.value = '{rules}'; s.dispatchEvent(new Event('change'));"
+        )
+    };
+    c.execute(&choose("none"), vec![]).await.unwrap();
+    wait_for(20, "the other rule set's answer", || async {
+        let t = c
+            .find(Locator::Css("#e-verdict"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap_or_default();
+        t.contains("without the perpetual-check rule")
+    })
+    .await;
+    c.execute(&choose("asian"), vec![]).await.unwrap();
+    wait_for(20, "the asian verdict again", || async {
+        let t = c
+            .find(Locator::Css("#e-verdict"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap_or_default();
+        t.contains("rules asian")
+    })
+    .await;
     // the solver on request: this win takes 6 moves, so none within 4 is proven
     c.find(Locator::Css("#e-solve"))
         .await
