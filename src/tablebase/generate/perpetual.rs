@@ -66,6 +66,20 @@ struct Work {
     /// L-to-move positions one of whose moves newly lost since their last look.
     dirty: Bits,
     trap: Bits,
+    /// The candidates of the last stage's trap with their quiet moves' drawn successors,
+    /// so that a candidate's moves are generated once per winner and not at every stage.
+    checks: Mutex<Checks>,
+}
+
+/// The candidates still drawn, in index order, in compressed rows: per candidate, the
+/// drawn W positions its quiet moves lead to (they can only become won later), and
+/// whether a move escapes into a position the loser wins (that stays so).
+#[derive(Default)]
+struct Checks {
+    nodes: Vec<u64>,
+    off: Vec<usize>,
+    adj: Vec<u64>,
+    bad: Vec<bool>,
 }
 
 impl Solver<'_> {
@@ -78,6 +92,7 @@ impl Solver<'_> {
             cand: Bits::new(size),
             dirty: Bits::new(size),
             trap: Bits::new(size),
+            checks: Mutex::new(Checks::default()),
         };
         for winner in Color::ALL {
             self.rule_wins(winner, &work, progress)?;
@@ -191,6 +206,7 @@ impl Solver<'_> {
 
     fn rule_wins(&self, w: Color, work: &Work, progress: &dyn Progress) -> Result<(), TableError> {
         let l = !w;
+        *work.checks.lock().expect("no panic holds the lock") = Checks::default();
         let size = self.layout.size();
         // W to move, a capture into a loss by rule of a sub-table
         self.for_code(w, code::DRAW, |s, i| {
@@ -480,13 +496,25 @@ impl Solver<'_> {
         let l_nodes: Vec<u64> = self.members(&work.cand, |i| {
             self.values[l.index()][i as usize].load(Relaxed) == code::DRAW
         });
-        // the candidates' checks
+        // the candidates' checks: from the last stage's rows where they are there (keeping
+        // the successors still drawn), by move generation for the new candidates
+        let mut checks = work.checks.lock().expect("no panic holds the lock");
         let parts: Vec<(Vec<u32>, Vec<u64>, Vec<bool>)> = l_nodes
             .par_chunks(4096)
             .map_init(Scratch::new, |s, chunk| {
                 let (mut lens, mut adj, mut bad) = (Vec::new(), Vec::new(), Vec::new());
                 for &i in chunk {
                     let before = adj.len();
+                    if let Ok(k) = checks.nodes.binary_search(&i) {
+                        adj.extend(checks.adj[checks.off[k]..checks.off[k + 1]].iter().filter(
+                            |&&child| {
+                                self.values[w.index()][child as usize].load(Relaxed) == code::DRAW
+                            },
+                        ));
+                        lens.push((adj.len() - before) as u32);
+                        bad.push(checks.bad[k]);
+                        continue;
+                    }
                     let mut escapes = false;
                     if self.set_up(s, i, l) {
                         self.each_quiet_move(s, i, |_, _, child| {
@@ -505,6 +533,22 @@ impl Solver<'_> {
                 (lens, adj, bad)
             })
             .collect();
+        // kept for the next stage
+        checks.nodes.clone_from(&l_nodes);
+        checks.off.clear();
+        checks.off.push(0);
+        checks.adj.clear();
+        checks.bad.clear();
+        for (lens, adj, bad) in &parts {
+            let mut at = checks.off.last().copied().unwrap_or(0);
+            for &n in lens {
+                at += n as usize;
+                checks.off.push(at);
+            }
+            checks.adj.extend_from_slice(adj);
+            checks.bad.extend_from_slice(bad);
+        }
+        drop(checks);
         let mut w_nodes: Vec<u64> = parts.iter().flat_map(|p| p.1.iter().copied()).collect();
         w_nodes.par_sort_unstable();
         w_nodes.dedup();
@@ -531,6 +575,10 @@ impl Solver<'_> {
                     let before = adj.len();
                     if self.set_up(s, i, w) {
                         self.each_quiet_move(s, i, |s, m, child| {
+                            // the candidates' bits first: most moves lead elsewhere
+                            if !work.cand.get(child) {
+                                return true;
+                            }
                             if let Ok(d) = l_nodes.binary_search(&child) {
                                 let check = if self.gives_check(s, m) { CHECK_BIT } else { 0 };
                                 adj.push(d as u32 | check);
