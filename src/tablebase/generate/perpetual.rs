@@ -226,7 +226,7 @@ impl Solver<'_> {
         let frontier_w = Bits::new(size);
         let mut stage = 0;
         let trace = std::env::var_os("CANJU_TRACE").is_some();
-        let (mut t_count, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0);
+        let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
         let t = std::time::Instant::now();
         work.dirty.clear();
         let zeros = self.count_moves(w, work, &frontier_l);
@@ -241,7 +241,7 @@ impl Solver<'_> {
             let t = std::time::Instant::now();
             self.update_candidates(w, work);
             work.dirty.clear();
-            t_count += t.elapsed().as_secs_f64();
+            t_update += t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();
             let trapped = self.trap(w, work);
             if trace {
@@ -275,7 +275,7 @@ impl Solver<'_> {
         }
         if trace {
             eprintln!(
-                "{}: {w} wins by rule: {stage} levels; counts {t_count:.2} s, attractor {t_attract:.2} s, traps {t_trap:.2} s",
+                "{}: {w} wins by rule: {stage} levels; counts {t_count:.2} s, candidates' updates {t_update:.2} s, attractor {t_attract:.2} s, traps {t_trap:.2} s",
                 self.layout.material(),
             );
         }
