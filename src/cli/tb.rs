@@ -318,7 +318,7 @@ pub fn info_cmd(
     outln!("pieces: {}", m.piece_count());
     outln!("index size: {} per side to move", thousands(layout.size()));
     outln!(
-        "table file: about {} (one byte per entry and side to move)",
+        "table: {} uncompressed (one byte per entry and side to move), stored compressed in about an eighth of that",
         bytes_text(2 * layout.size())
     );
     outln!("tables to build with it: {}", m.build_order().len());

@@ -102,8 +102,11 @@ pub fn requirements(material: Material, tb: &Tablebase) -> Result<Requirements, 
             .map(|l| l.size())
             .unwrap_or_default();
         let bytes = 2 * entries;
-        // the header and block table: 16 bytes per 65,536-entry block and side, and a page
-        r.disk_bytes += bytes + 16 * (2 * entries).div_ceil(65_536) + 4096;
+        // an upper bound: every block stored uncompressed with a zstd frame's few bytes
+        // around it (real tables take about an eighth), its 16 bytes in the block table,
+        // and a page for the header
+        let blocks = (2 * entries).div_ceil(super::format::BLOCK_ENTRIES as u64);
+        r.disk_bytes += bytes + 32 * blocks + 4096;
         if r.largest.is_none_or(|(_, b)| bytes > b) {
             r.largest = Some((m, bytes));
         }
@@ -186,6 +189,10 @@ fn build_table(
     drop(p);
     write(&path, &solved.header, &solved.red, &solved.black)?;
     tb.forget(&m);
+    // the sub-tables were decompressed whole for the build: let that memory go
+    for sub in m.captures() {
+        tb.forget(&sub);
+    }
     Ok(Report {
         material: m,
         outcome: Outcome::Built,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Acquire, Ordering::Release};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -21,7 +21,8 @@ use crate::square::Square;
 
 /// One table file, mapped read-only. Every block of the body is checked against its
 /// checksum the first time it is read; a damaged block is an error naming the file and the
-/// block, never a value.
+/// block, never a value. Compressed blocks are decompressed on demand into a small cache
+/// of recent blocks, or all at once for passes over the whole table ([`Table::load_all`]).
 pub struct Table {
     path: PathBuf,
     header: Header,
@@ -37,6 +38,28 @@ pub struct Table {
     /// Every block checked and sound.
     all_checked: AtomicBool,
     block_shift: u32,
+    /// Compressed tables: both sides' entries, red's first, once [`Table::load_all`] ran.
+    decoded: OnceLock<Vec<u8>>,
+    /// Compressed tables: recently decompressed blocks, in sets chosen by block number,
+    /// the least recently used of a set replaced.
+    cache: Vec<Mutex<CacheSet>>,
+}
+
+/// Sets of the decompressed-block cache, and blocks a set holds: 2,048 blocks of 4,096
+/// entries, 8 MB a table at most.
+const CACHE_SETS: usize = 64;
+const CACHE_WAYS: usize = 32;
+
+/// One set of the cache: blocks with their number and when they were last used.
+#[derive(Default)]
+struct CacheSet {
+    clock: u64,
+    blocks: Vec<(usize, u64, Arc<[u8]>)>,
+}
+
+thread_local! {
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 impl std::fmt::Debug for Table {
@@ -143,7 +166,14 @@ impl Table {
             .map(|_| AtomicU64::new(0))
             .collect();
         let block_shift = header.block_entries.trailing_zeros();
+        let sets = if header.codec == format::CODEC_RAW {
+            0
+        } else {
+            blocks.len().div_ceil(CACHE_WAYS).clamp(1, CACHE_SETS)
+        };
         Ok(Table {
+            decoded: OnceLock::new(),
+            cache: (0..sets).map(|_| Mutex::new(CacheSet::default())).collect(),
             path: path.to_path_buf(),
             header,
             layout,
@@ -192,6 +222,98 @@ impl Table {
         } else {
             Err(self.block_error(b))
         }
+    }
+
+    /// Whether the blocks are compressed (else the entries lie in the mapped file).
+    fn compressed(&self) -> bool {
+        self.header.codec != format::CODEC_RAW
+    }
+
+    /// The entries a block holds.
+    fn block_entries(&self, b: usize) -> usize {
+        let per_side = self.header.blocks_per_side();
+        let first = (b as u64 % per_side) << self.block_shift;
+        (self.header.entries - first).min(1 << self.block_shift) as usize
+    }
+
+    /// Decompresses a block's stored bytes (checked against their checksum) into `out`,
+    /// which must be as long as the block's entries. A frame that does not decode to
+    /// exactly that many entries is a damaged block.
+    fn decode_block(&self, b: usize, stored: &[u8], out: &mut [u8]) -> Result<(), TableError> {
+        let decoded = DECOMPRESSOR.with(|d| {
+            let mut d = d.borrow_mut();
+            if d.is_none() {
+                *d = zstd::bulk::Decompressor::new().ok();
+            }
+            d.as_mut()
+                .and_then(|d| d.decompress_to_buffer(stored, out).ok())
+        });
+        if decoded == Some(out.len()) {
+            Ok(())
+        } else {
+            Err(self.block_error(b))
+        }
+    }
+
+    /// A compressed block's entries, from the cache or decompressed (and cached).
+    fn cached_block(&self, b: usize) -> Result<Arc<[u8]>, TableError> {
+        let set = &self.cache[b % self.cache.len()];
+        {
+            let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
+            set.clock += 1;
+            let now = set.clock;
+            if let Some(hit) = set.blocks.iter_mut().find(|(at, _, _)| *at == b) {
+                hit.1 = now;
+                return Ok(hit.2.clone());
+            }
+        }
+        self.check_block(b)?;
+        let mut out = vec![0u8; self.block_entries(b)];
+        self.decode_block(b, self.block_bytes(b), &mut out)?;
+        let bytes: Arc<[u8]> = out.into();
+        let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
+        let now = set.clock;
+        if set.blocks.len() < CACHE_WAYS {
+            set.blocks.push((b, now, bytes.clone()));
+        } else if let Some(oldest) = set.blocks.iter_mut().min_by_key(|(_, used, _)| *used) {
+            *oldest = (b, now, bytes.clone());
+        }
+        Ok(bytes)
+    }
+
+    /// Checks every block and, for a compressed table, decompresses all of it into memory
+    /// for passes over the whole table (the generator's sub-tables, the verifier, counts);
+    /// after this [`Table::checked_side`] and the generator's reads cost nothing more.
+    pub fn load_all(&self) -> Result<(), TableError> {
+        self.check_all()?;
+        if !self.compressed() || self.decoded.get().is_some() {
+            return Ok(());
+        }
+        let n = self.header.entries as usize;
+        let mut all = vec![0u8; 2 * n];
+        let per_side = self.header.blocks_per_side() as usize;
+        let be = 1usize << self.block_shift;
+        // red's blocks fill the first half, black's the second
+        let mut pieces: Vec<(usize, &mut [u8])> = Vec::with_capacity(self.blocks.len());
+        let (red, black) = all.split_at_mut(n);
+        for (side, half) in [red, black].into_iter().enumerate() {
+            for (i, chunk) in half.chunks_mut(be).enumerate() {
+                pieces.push((side * per_side + i, chunk));
+            }
+        }
+        pieces
+            .into_par_iter()
+            .map(|(b, out)| {
+                self.decode_block(b, self.block_bytes(b), out)
+                    .map_err(|e| (b, e))
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .filter_map(Result::err)
+            .min_by_key(|(b, _)| *b)
+            .map_or(Ok(()), |(_, e)| Err(e))?;
+        let _ = self.decoded.set(all);
+        Ok(())
     }
 
     fn block_error(&self, b: usize) -> TableError {
@@ -247,15 +369,23 @@ impl Table {
         }
     }
 
-    /// The entries for one side to move, after every block was checked.
+    /// The entries for one side to move, after every block was checked (and, compressed,
+    /// decompressed: see [`Table::load_all`]).
     pub fn checked_side(&self, turn: Color) -> Result<&[u8], TableError> {
-        self.check_all()?;
+        self.load_all()?;
         Ok(self.side_unchecked(turn))
     }
 
+    /// A side's entries in place: in the mapped file (raw), or decompressed by
+    /// [`Table::load_all`] (compressed; empty before it ran).
     #[inline]
     fn side_unchecked(&self, turn: Color) -> &[u8] {
         let n = self.header.entries as usize;
+        if self.compressed() {
+            return self.decoded.get().map_or(&[][..], |all| {
+                &all[turn.index() * n..(turn.index() + 1) * n]
+            });
+        }
         let start = self.body + turn.index() * n;
         &self.map[start..start + n]
     }
@@ -272,12 +402,19 @@ impl Table {
         }
         let b = turn.index() * self.header.blocks_per_side() as usize
             + (index >> self.block_shift) as usize;
+        if self.compressed() {
+            if let Some(all) = self.decoded.get() {
+                return Ok(all[turn.index() * self.header.entries as usize + index as usize]);
+            }
+            let block = self.cached_block(b)?;
+            return Ok(block[(index & ((1 << self.block_shift) - 1)) as usize]);
+        }
         self.check_block(b)?;
         Ok(self.side_unchecked(turn)[index as usize])
     }
 
-    /// The stored code of an entry of a table whose blocks were all checked by
-    /// [`Table::check_all`] (the generator's and the verifier's fast path).
+    /// The stored code of an entry of a table loaded by [`Table::load_all`] (the
+    /// generator's and the verifier's fast path).
     #[inline]
     pub(crate) fn code_of_checked(&self, turn: Color, index: u64) -> u8 {
         debug_assert!(self.all_checked.load(Acquire));

@@ -51,14 +51,14 @@ pub fn verify(
     tb: &Tablebase,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<u64, VerifyError> {
-    table.check_all()?;
+    table.load_all()?;
     // the sub-tables captures lead into are checked whole before any of their values is
     // trusted, so that damage there is reported as theirs
     let material: crate::material::Material = table.header().material.parse().map_err(|_| {
         TableError::Unsupported(format!("{}: unreadable material", table.path().display()))
     })?;
     for child in material.captures() {
-        tb.table(child)?.check_all()?;
+        tb.table(child)?.load_all()?;
     }
     let layout = table.layout();
     let n = layout.pieces().len();
