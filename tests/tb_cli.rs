@@ -331,3 +331,33 @@ fn a_build_that_cannot_fit_is_refused_up_front() {
     }
     assert!(!dir.exists(), "nothing was written");
 }
+
+#[test]
+fn verify_with_deps_checks_the_whole_family() {
+    let d = TempDir::new("verify-family");
+    assert!(canju(&["gen", "KNKA", "--dir", d.arg()]).status.success());
+    let o = canju(&["verify", "KNKA", "--with-deps", "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    // KK, KAK, KNK, KNKA, then the summary
+    assert_eq!(lines.len(), 5, "{text}");
+    for (line, t) in lines.iter().zip(["KK ", "KAK ", "KNK ", "KNKA "]) {
+        assert!(line.starts_with(t) && line.contains("all agree"), "{text}");
+    }
+    assert!(
+        lines[4].starts_with("KNKA (马对士, rules asian): 4 tables verified"),
+        "{text}"
+    );
+    // a damaged sub-table fails the family, named
+    let sub = d.0.join("KNK.asian.ctb");
+    let mut b = std::fs::read(&sub).unwrap();
+    let n = b.len();
+    b[n - 3] ^= 0x08;
+    std::fs::write(&sub, &b).unwrap();
+    let e = one_line_error(
+        &canju(&["verify", "KNKA", "--with-deps", "--dir", d.arg()]),
+        1,
+    );
+    assert!(e.contains("KNK.asian.ctb"), "{e}");
+}

@@ -162,6 +162,9 @@ enum Command {
         dir: Option<PathBuf>,
         #[arg(long)]
         threads: Option<usize>,
+        /// Also every table it falls into, smallest first: the whole family.
+        #[arg(long)]
+        with_deps: bool,
         #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
     },
@@ -672,8 +675,9 @@ pub fn run() -> ExitCode {
             material,
             dir,
             threads,
+            with_deps,
             rules,
-        }) => tb::verify_cmd(&material, &dir, threads, rules),
+        }) => tb::verify_cmd(&material, &dir, threads, with_deps, rules),
         Some(Command::Diff {
             material,
             examples,

@@ -513,27 +513,54 @@ pub fn verify_cmd(
     sig: &str,
     dir: &Option<PathBuf>,
     threads: Option<usize>,
+    with_deps: bool,
     rules: Rules,
 ) -> CliResult {
     let m = material_arg(sig)?;
     let tb = Tablebase::with_rules(table_dir(dir)?, rules);
-    let table = tb.table(m).map_err(table_error)?;
     let pool = thread_pool(threads)?;
-    let bar = progress_bar("verifying");
+    let family = if with_deps { m.build_order() } else { vec![m] };
+    // every table present before any work: a missing one is named at once
+    for t in &family {
+        tb.table(*t).map_err(table_error)?;
+        tb.forget(t);
+    }
     let start = Instant::now();
-    let result = pool.install(|| {
-        verify::verify(&table, &tb, &|done, total| {
-            bar.set_length(total);
-            bar.set_position(done);
-        })
-    });
-    bar.finish_and_clear();
-    let checked = result.map_err(table_error)?;
-    outln!(
-        "{m} (rules {rules}): {} positions checked, all agree; checksum ok; {:.2} s",
-        thousands(checked),
-        start.elapsed().as_secs_f64()
-    );
+    let mut total = 0;
+    for t in &family {
+        let one = Instant::now();
+        let table = tb.table(*t).map_err(table_error)?;
+        let bar = progress_bar(&format!("verifying {t}"));
+        let result = pool.install(|| {
+            verify::verify(&table, &tb, &|done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            })
+        });
+        bar.finish_and_clear();
+        let checked = result.map_err(table_error)?;
+        total += checked;
+        outln!(
+            "{t} (rules {rules}): {} positions checked, all agree; checksum ok; {:.2} s",
+            thousands(checked),
+            one.elapsed().as_secs_f64()
+        );
+        // the table and its sub-tables were decompressed whole: let that memory go
+        drop(table);
+        tb.forget(t);
+        for sub in t.captures() {
+            tb.forget(&sub);
+        }
+    }
+    if with_deps {
+        outln!(
+            "{m} ({}, rules {rules}): {} tables verified, {} positions, all agree; {:.2} s",
+            m.chinese(),
+            family.len(),
+            thousands(total),
+            start.elapsed().as_secs_f64()
+        );
+    }
     Ok(())
 }
 
