@@ -318,3 +318,24 @@ fn raw_tables_of_earlier_versions_are_still_read() {
     }
     verify::verify(&t, &old, &|_, _| {}).unwrap();
 }
+
+/// Probing through a cache far smaller than the table (one set of 32 blocks for 110)
+/// evicts and decompresses again and again; every entry still reads as the whole table.
+#[test]
+fn a_small_block_cache_reads_every_entry_right() {
+    let d = TempDir::new("small-cache");
+    build_into(&d, "KNPK");
+    let m: Material = "KNPK".parse().unwrap();
+    let whole = Tablebase::new(&d.0);
+    let t = whole.table(m).unwrap();
+    let small = Tablebase::new(&d.0).with_cache_mb(0);
+    let s = small.table(m).unwrap();
+    assert!(s.block_count() > 100, "{}", s.block_count());
+    for turn in [Color::Red, Color::Black] {
+        let side = t.checked_side(turn).unwrap();
+        // forwards and backwards, so that sets fill, age and are replaced
+        for i in (0..side.len()).chain((0..side.len()).rev()).step_by(3) {
+            assert_eq!(s.code(turn, i as u64).unwrap(), side[i], "{turn:?} {i}");
+        }
+    }
+}

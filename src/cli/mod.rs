@@ -322,6 +322,10 @@ enum Command {
         /// default) or none.
         #[arg(long, default_value = DEFAULT_RULES)]
         rules: Rules,
+        /// Decompressed blocks kept per table, in MB (a table never takes more than its
+        /// own size: 马兵对士象全 is 94 MB whole).
+        #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        cache_mb: u32,
     },
     /// Draw a position on the terminal.
     Show {
@@ -549,12 +553,14 @@ pub fn run() -> ExitCode {
             dir,
             open,
             rules,
+            cache_mb,
         }) => serve::run(serve::ServeArgs {
             host: &host,
             port,
             dir: &dir,
             open,
             rules,
+            cache_mb: cache_mb as usize,
         }),
         Some(Command::Train {
             material,

@@ -39,6 +39,7 @@ pub struct ServeArgs<'a> {
     pub dir: &'a Option<PathBuf>,
     pub open: bool,
     pub rules: Rules,
+    pub cache_mb: usize,
 }
 
 /// Proofs and theory counts running at once; more are refused with 503 until one ends.
@@ -800,14 +801,15 @@ pub fn run(a: ServeArgs) -> CliResult {
     let dir = table_dir(a.dir)?;
     let puzzles = super::puzzle::collections(&None)?;
     let state = Arc::new(AppState {
-        tb: Tablebase::with_rules(&dir, a.rules),
+        tb: Tablebase::with_rules(&dir, a.rules).with_cache_mb(a.cache_mb),
         other: Tablebase::with_rules(
             &dir,
             match a.rules {
                 Rules::Asian => Rules::None,
                 Rules::None => Rules::Asian,
             },
-        ),
+        )
+        .with_cache_mb(a.cache_mb),
         puzzles,
         heavy: Semaphore::new(HEAVY_AT_ONCE),
         theory_cache: Mutex::new(HashMap::new()),

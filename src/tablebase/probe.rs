@@ -45,10 +45,11 @@ pub struct Table {
     cache: Vec<Mutex<CacheSet>>,
 }
 
-/// Sets of the decompressed-block cache, and blocks a set holds: 2,048 blocks of 4,096
-/// entries, 8 MB a table at most.
-const CACHE_SETS: usize = 64;
+/// Blocks a set of the decompressed-block cache holds.
 const CACHE_WAYS: usize = 32;
+/// The decompressed-block cache of a table by default: 8 MB (2,048 blocks of 4,096
+/// entries). [`Tablebase::with_cache_mb`] sets another size.
+pub const DEFAULT_CACHE_MB: usize = 8;
 
 /// One set of the cache: blocks with their number and when they were last used.
 #[derive(Default)]
@@ -133,6 +134,16 @@ impl Table {
     /// Maps a table file and checks its header, block table, material and size. The body's
     /// blocks are checked as they are first read, or all at once by [`Table::check_all`].
     pub fn open(path: &Path, material: Material) -> Result<Table, TableError> {
+        Table::open_with_cache(path, material, DEFAULT_CACHE_MB)
+    }
+
+    /// [`Table::open`] with a decompressed-block cache of at most `cache_mb` MB (compressed
+    /// tables; no more than the table's own size).
+    pub fn open_with_cache(
+        path: &Path,
+        material: Material,
+        cache_mb: usize,
+    ) -> Result<Table, TableError> {
         let file = open_regular(path)?;
         // SAFETY: the mapping is read-only and tables are never modified in place (they are
         // written under a temporary name and renamed). A file truncated by another process
@@ -169,7 +180,8 @@ impl Table {
         let sets = if header.codec == format::CODEC_RAW {
             0
         } else {
-            blocks.len().div_ceil(CACHE_WAYS).clamp(1, CACHE_SETS)
+            let capacity = (cache_mb << 20) / header.block_entries.max(1) as usize;
+            blocks.len().min(capacity).div_ceil(CACHE_WAYS).max(1)
         };
         Ok(Table {
             decoded: OnceLock::new(),
@@ -496,6 +508,8 @@ pub struct Tablebase {
     dir: PathBuf,
     rules: Rules,
     tables: RwLock<HashMap<Material, Arc<Table>>>,
+    /// Each compressed table's decompressed-block cache, in MB.
+    cache_mb: usize,
 }
 
 /// A legal move with its value for the side that plays it.
@@ -517,7 +531,15 @@ impl Tablebase {
             dir: dir.into(),
             rules,
             tables: RwLock::new(HashMap::new()),
+            cache_mb: DEFAULT_CACHE_MB,
         }
+    }
+
+    /// The same collection with each table's decompressed-block cache at most `mb` MB (a
+    /// server probing many positions keeps whole tables decompressed with enough).
+    pub fn with_cache_mb(mut self, mb: usize) -> Tablebase {
+        self.cache_mb = mb;
+        self
     }
 
     pub fn dir(&self) -> &Path {
@@ -555,7 +577,7 @@ impl Tablebase {
                 hint,
             });
         }
-        let table = Arc::new(Table::open(&path, material)?);
+        let table = Arc::new(Table::open_with_cache(&path, material, self.cache_mb)?);
         if table.header().rule_set() != self.rules {
             return Err(TableError::Mismatch {
                 path,
