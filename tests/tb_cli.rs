@@ -361,3 +361,87 @@ fn verify_with_deps_checks_the_whole_family() {
     );
     assert!(e.contains("KNK.asian.ctb"), "{e}");
 }
+
+#[test]
+fn gen_lists_and_builds_a_class_of_endgames() {
+    let d = TempDir::new("gen-class");
+    let list = || {
+        canju(&[
+            "gen",
+            "armless:1",
+            "--max-entries",
+            "20K",
+            "--list",
+            "--dir",
+            d.arg(),
+        ])
+    };
+    // the list: every table in build order, with sizes, and a summary; nothing built
+    let o = list();
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 12, "{text}");
+    assert!(
+        lines[0].starts_with("KK ") && lines[0].contains("to build"),
+        "{text}"
+    );
+    assert!(
+        lines[11].starts_with("# armless:1: 8 endgames, 11 tables"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_dir(&d.0).map_or(0, |r| r.count()), 0);
+    // the build: one summary line a table and one for the job
+    let o = canju(&["gen", "armless:1", "--max-entries", "20K", "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("armless:1, rules asian: 8 endgames, 11 tables, 11 built"),
+        "{text}"
+    );
+    // the same bytes as a table built alone
+    let alone = TempDir::new("gen-class-alone");
+    assert!(
+        canju(&["gen", "KNK", "--dir", alone.arg()])
+            .status
+            .success()
+    );
+    assert_eq!(
+        std::fs::read(d.0.join("KNK.asian.ctb")).unwrap(),
+        std::fs::read(alone.0.join("KNK.asian.ctb")).unwrap()
+    );
+    // a saved list builds the same, here nothing left to build
+    let o = list();
+    assert!(
+        out(&o).lines().take(11).all(|l| l.contains(" built ")),
+        "{}",
+        out(&o)
+    );
+    let file = d.0.join("list.txt");
+    std::fs::write(&file, out(&o)).unwrap();
+    let at = format!("@{}", file.display());
+    let o = canju(&["gen", &at, "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).contains("11 tables, 0 built"), "{}", out(&o));
+    // bad requests are one-line errors
+    for args in [
+        vec!["gen", "armless:9", "--list"],
+        vec!["gen", "armless:1", "--no-deps", "--dir", d.arg()],
+        vec!["gen", "KNK", "--max-entries", "1M", "--dir", d.arg()],
+        vec![
+            "gen",
+            "armless:1",
+            "--max-entries",
+            "lots",
+            "--dir",
+            d.arg(),
+        ],
+        vec!["gen", "armless:1", "--max-entries", "10", "--dir", d.arg()],
+        vec!["gen", "@/no/such/list", "--dir", d.arg()],
+    ] {
+        one_line_error(&canju(&args), 2);
+    }
+}

@@ -76,8 +76,18 @@ enum Command {
     },
     /// Build the tables of an endgame and of everything it falls into after captures.
     Gen {
-        /// Material: KNPKAABB, KHPKAAEE or 马卒对士相全.
+        /// Material (KNPKAABB, KHPKAAEE or 马卒对士相全), a class of endgames (armless:2:
+        /// one side with 1 to 2 of 车马炮兵, the other advisors and elephants only), or
+        /// @FILE with one material per line (what --list prints).
         material: String,
+        /// Print the tables the build needs, smallest first, with their size, whether they
+        /// are built, and a time estimate; build nothing.
+        #[arg(long)]
+        list: bool,
+        /// With a class or a file: only endgames whose table has at most this many entries
+        /// per side to move (a number, or with K, M or G: 500M, 2G).
+        #[arg(long)]
+        max_entries: Option<String>,
         /// Table directory (default: $CANJU_TB_DIR, else ./tablebases).
         #[arg(long)]
         dir: Option<PathBuf>,
@@ -633,11 +643,21 @@ pub fn run() -> ExitCode {
         }),
         Some(Command::Gen {
             material,
+            list,
+            max_entries,
             dir,
             threads,
             no_deps,
             rules,
-        }) => tb::gen_cmd(&material, &dir, threads, no_deps, rules),
+        }) => tb::gen_cmd(tb::GenArgs {
+            target: &material,
+            list,
+            max_entries: &max_entries,
+            dir: &dir,
+            threads,
+            no_deps,
+            rules,
+        }),
         Some(Command::Plan {
             material,
             format,

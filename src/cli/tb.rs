@@ -13,7 +13,7 @@ use canju::tablebase::build::{Outcome, Report, build};
 use canju::tablebase::generate::Progress;
 use canju::tablebase::index::Layout;
 use canju::tablebase::limit::over_limit;
-use canju::tablebase::{Rules, Tablebase, Value, stats, verify};
+use canju::tablebase::{Rules, Tablebase, Value, class, stats, verify};
 use canju::{Color, Position};
 
 use super::{CliError, CliResult, position_arg};
@@ -217,15 +217,189 @@ fn generate_with(
         .map_err(table_error)
 }
 
-pub fn gen_cmd(
-    sig: &str,
-    dir: &Option<PathBuf>,
-    threads: Option<usize>,
-    no_deps: bool,
-    rules: Rules,
-) -> CliResult {
-    let m = material_arg(sig)?;
-    let tb = Tablebase::with_rules(table_dir(dir)?, rules);
+pub struct GenArgs<'a> {
+    pub target: &'a str,
+    pub list: bool,
+    pub max_entries: &'a Option<String>,
+    pub dir: &'a Option<PathBuf>,
+    pub threads: Option<usize>,
+    pub no_deps: bool,
+    pub rules: Rules,
+}
+
+/// What `gen` was asked to build: one material, the members of a class, or the materials
+/// of a file.
+enum Targets {
+    One(Material),
+    Many {
+        name: String,
+        members: Vec<Material>,
+    },
+}
+
+/// Reads `gen`'s target: `@FILE`, a class (`armless:2`) or a material.
+fn targets_arg(text: &str, max_entries: &Option<String>) -> Result<Targets, CliError> {
+    let limit = match max_entries {
+        None => None,
+        Some(t) => Some(entries_arg(t)?),
+    };
+    let keep = |m: &Material| limit.is_none_or(|n| class::entries(m) <= n);
+    if let Some(path) = text.strip_prefix('@') {
+        let body = std::fs::read_to_string(path).map_err(|e| {
+            CliError::input(format!(
+                "{path}: {}",
+                canju::tablebase::format::io_message(&e)
+            ))
+        })?;
+        let mut members = Vec::new();
+        for (i, line) in body.lines().enumerate() {
+            let Some(word) = line
+                .split('#')
+                .next()
+                .and_then(|l| l.split_whitespace().next())
+            else {
+                continue;
+            };
+            let m = material_arg(word)
+                .map_err(|e| CliError::input(format!("{path}:{}: {}", i + 1, e.message)))?;
+            if keep(&m) && !members.contains(&m) {
+                members.push(m);
+            }
+        }
+        if members.is_empty() {
+            return Err(CliError::input(format!("{path}: no material in it")));
+        }
+        return Ok(Targets::Many {
+            name: path.to_string(),
+            members,
+        });
+    }
+    if text.to_ascii_lowercase().starts_with("armless") {
+        let c: class::Class = text.parse().map_err(CliError::input)?;
+        let (members, _) = class::members(c);
+        let members: Vec<Material> = members.into_iter().filter(|m| keep(m)).collect();
+        if members.is_empty() {
+            return Err(CliError::input(format!(
+                "{c}: no endgame of the class has a table that small"
+            )));
+        }
+        return Ok(Targets::Many {
+            name: c.to_string(),
+            members,
+        });
+    }
+    if max_entries.is_some() {
+        return Err(CliError::input(
+            "--max-entries: only with a class (armless:N) or a list (@FILE)",
+        ));
+    }
+    Ok(Targets::One(material_arg(text)?))
+}
+
+/// A count of entries: digits, or with K, M or G (thousand, million, billion).
+fn entries_arg(text: &str) -> Result<u64, CliError> {
+    let t = text.trim();
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1_000),
+        Some((i, 'm' | 'M')) => (&t[..i], 1_000_000),
+        Some((i, 'g' | 'G')) => (&t[..i], 1_000_000_000),
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| {
+            CliError::input(format!(
+                "--max-entries {text}: a number of entries, like 500M or 2G"
+            ))
+        })
+}
+
+/// Seconds to build a table, roughly, on this project's machine with 2 threads: 135 ns
+/// an entry up to the size of 马兵对士象全 (6.3 s for 46.8 million entries a side), then
+/// slower as tables outgrow the caches, through 700 ns at 4.2 billion (车兵对车士象全's
+/// family took 49 min); twice that with the perpetual-check rule.
+fn estimate_seconds(m: &Material, rules: Rules) -> f64 {
+    let (small, large) = ((46_777_500.0f64, 135e-9f64), (4.2e9f64, 700e-9f64));
+    let e = class::entries(m) as f64;
+    let per_entry = if e <= small.0 {
+        small.1
+    } else {
+        let slope = (large.1 / small.1).ln() / (large.0 / small.0).ln();
+        small.1 * (e / small.0).powf(slope)
+    };
+    e * per_entry * if rules == Rules::Asian { 2.0 } else { 1.0 }
+}
+
+fn duration_text(s: f64) -> String {
+    if s < 60.0 {
+        format!("{s:.1} s")
+    } else if s < 3600.0 {
+        format!("{:.0} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
+}
+
+/// `gen --list`: every table the build needs, in build order, and the totals.
+fn print_list(name: &str, members: &[Material], tb: &Tablebase) {
+    let list = class::build_list(members);
+    let mut to_build = 0;
+    let (mut entries, mut seconds) = (0u64, 0.0);
+    for m in &list {
+        let present = tb.path_of(m).exists();
+        let e = class::entries(m);
+        entries += e;
+        let est = estimate_seconds(m, tb.rules());
+        if !present {
+            to_build += 1;
+            seconds += est;
+        }
+        outln!(
+            "{:<12} {:>15}  {:<9} {:>8}  {}",
+            m.to_string(),
+            thousands(e),
+            if present { "built" } else { "to build" },
+            if present {
+                String::new()
+            } else {
+                duration_text(est)
+            },
+            m.chinese()
+        );
+    }
+    outln!(
+        "# {name}: {} endgame{}, {} tables with what they fall into, {} entries per side to move; {to_build} to build (rules {}), about {} with 2 threads",
+        members.len(),
+        if members.len() == 1 { "" } else { "s" },
+        list.len(),
+        thousands(entries),
+        tb.rules(),
+        duration_text(seconds)
+    );
+}
+
+pub fn gen_cmd(a: GenArgs) -> CliResult {
+    let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
+    let (threads, no_deps) = (a.threads, a.no_deps);
+    let m = match targets_arg(a.target, a.max_entries)? {
+        Targets::One(m) if a.list => {
+            print_list(&m.to_string(), &[m], &tb);
+            return Ok(());
+        }
+        Targets::One(m) => m,
+        Targets::Many { name, members } if a.list => {
+            print_list(&name, &members, &tb);
+            return Ok(());
+        }
+        Targets::Many { .. } if no_deps => {
+            return Err(CliError::input(
+                "--no-deps builds one table; a class or a list builds every table it needs",
+            ));
+        }
+        Targets::Many { name, members } => return generate_many(&name, &members, &tb, threads),
+    };
     if no_deps {
         check_fits(m, &tb)?;
         let pool = thread_pool(threads)?;
@@ -271,6 +445,42 @@ fn check_fits(m: Material, tb: &Tablebase) -> CliResult {
             code: 1,
             message: format!("{m} cannot be built here: {why}"),
         })
+}
+
+/// Builds every table a class or list needs, smallest first (each once), after checking
+/// that they fit; one summary line a table and one for the job.
+fn generate_many(
+    name: &str,
+    members: &[Material],
+    tb: &Tablebase,
+    threads: Option<usize>,
+) -> CliResult {
+    let list = class::build_list(members);
+    let r = canju::tablebase::build::requirements_of(&list, tb).map_err(table_error)?;
+    r.fits(memory_available(), disk_free(tb.dir()))
+        .map_err(|why| CliError {
+            code: 1,
+            message: format!("{name} cannot be built here: {why}"),
+        })?;
+    let pool = thread_pool(threads)?;
+    let start = Instant::now();
+    let mut built = 0;
+    for m in &list {
+        let r = pool
+            .install(|| canju::tablebase::build::build_without_deps(*m, tb, &progress_for))
+            .map_err(table_error)?;
+        built += usize::from(r.outcome == Outcome::Built);
+        outln!("{}", summary(&r));
+    }
+    outln!(
+        "{name}, rules {}: {} endgames, {} tables, {built} built, {:.2} s in all, peak {} MB",
+        tb.rules(),
+        members.len(),
+        list.len(),
+        start.elapsed().as_secs_f64(),
+        peak_memory().map_or("?".to_string(), |b| (b / (1 << 20)).to_string())
+    );
+    Ok(())
 }
 
 /// Builds a material's tables and closes with one line for the whole job.

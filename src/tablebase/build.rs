@@ -89,12 +89,19 @@ pub struct Requirements {
 /// The tables `material` still needs in `tb`, and their size on disk and in memory.
 pub fn requirements(material: Material, tb: &Tablebase) -> Result<Requirements, TableError> {
     check_size(&material)?;
+    requirements_of(&material.build_order(), tb)
+}
+
+/// The tables of a build list (every table it needs, as [`super::class::build_list`]
+/// gives) still missing in `tb`, and their size on disk and in memory.
+pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements, TableError> {
     let mut r = Requirements {
         missing: Vec::new(),
         disk_bytes: 0,
         largest: None,
     };
-    for m in material.build_order() {
+    for &m in list {
+        check_size(&m)?;
         if tb.path_of(&m).exists() {
             continue;
         }

@@ -3,6 +3,7 @@
 
 mod bits;
 pub mod build;
+pub mod class;
 pub mod diff;
 pub mod format;
 pub mod generate;
