@@ -299,35 +299,27 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
     let verdict = c.find(Locator::Css("#e-verdict")).await.unwrap();
     let text = verdict.text().await.unwrap();
     assert!(text.contains("rules asian"), "{text}");
-    let choose = |rules: &'static str| {
-        format!(
+    // choosing a rule set re-probes; wait for the verdict line to say `expect`
+    for (rules, expect) in [
+        ("none", "without the perpetual-check rule"),
+        ("asian", "rules asian"),
+    ] {
+        let choose = format!(
             "const s = document.querySelector('#e-rules'); s.value = '{rules}'; s.dispatchEvent(new Event('change'));"
-        )
-    };
-    c.execute(&choose("none"), vec![]).await.unwrap();
-    wait_for(20, "the other rule set's answer", || async {
-        let t = c
-            .find(Locator::Css("#e-verdict"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap_or_default();
-        t.contains("without the perpetual-check rule")
-    })
-    .await;
-    c.execute(&choose("asian"), vec![]).await.unwrap();
-    wait_for(20, "the asian verdict again", || async {
-        let t = c
-            .find(Locator::Css("#e-verdict"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap_or_default();
-        t.contains("rules asian")
-    })
-    .await;
+        );
+        c.execute(&choose, vec![]).await.unwrap();
+        wait_for(20, expect, || async {
+            let t = c
+                .find(Locator::Css("#e-verdict"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap_or_default();
+            t.contains(expect)
+        })
+        .await;
+    }
     // the solver on request: this win takes 6 moves, so none within 4 is proven
     c.find(Locator::Css("#e-solve"))
         .await

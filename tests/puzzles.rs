@@ -578,4 +578,25 @@ difficulty = 4
         text.contains("mistake: it loses by the perpetual-check rule (长将作负)"),
         "{text}"
     );
+    // played: the rule set is named, and neither hint nor solution invents a holding move
+    let o = canju_with_input(
+        &[
+            "puzzle",
+            "play",
+            "perpetual-001",
+            "--puzzles",
+            collections.to_str().unwrap(),
+            "--dir",
+            tables.to_str().unwrap(),
+        ],
+        "hint\nsolution\nquit\n",
+        &dir.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("rules: asian"), "{text}");
+    assert!(
+        text.contains("hint: no move keeps the goal")
+            && text.contains("solution: no move keeps the goal"),
+        "{text}"
+    );
 }

@@ -149,7 +149,11 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
                     text.push(chinese(&q, m));
                     q.play_unchecked(m);
                 }
-                outln!("solution: {}", text.join(" "));
+                if text.is_empty() {
+                    outln!("solution: no move keeps the goal from here (undo)");
+                } else {
+                    outln!("solution: {}", text.join(" "));
+                }
                 continue;
             }
             _ => {}

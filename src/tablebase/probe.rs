@@ -248,9 +248,9 @@ impl Table {
         (self.header.entries - first).min(1 << self.block_shift) as usize
     }
 
-    /// Decompresses a block's stored bytes (checked against their checksum) into `out`,
-    /// which must be as long as the block's entries. A frame that does not decode to
-    /// exactly that many entries is a damaged block.
+    /// Decompresses a block's stored bytes into `out`, which must be as long as the
+    /// block's entries. A frame that does not decode to exactly that many entries is a
+    /// damaged block. (Callers check the stored bytes' checksum first.)
     fn decode_block(&self, b: usize, stored: &[u8], out: &mut [u8]) -> Result<(), TableError> {
         let decoded = DECOMPRESSOR.with(|d| {
             let mut d = d.borrow_mut();
@@ -297,8 +297,10 @@ impl Table {
     /// for passes over the whole table (the generator's sub-tables, the verifier, counts);
     /// after this [`Table::checked_side`] and the generator's reads cost nothing more.
     pub fn load_all(&self) -> Result<(), TableError> {
-        self.check_all()?;
-        if !self.compressed() || self.decoded.get().is_some() {
+        if !self.compressed() {
+            return self.check_all();
+        }
+        if self.decoded.get().is_some() {
             return Ok(());
         }
         let n = self.header.entries as usize;
@@ -313,10 +315,13 @@ impl Table {
                 pieces.push((side * per_side + i, chunk));
             }
         }
+        // each block's checksum and decompression in one pass over the mapped file; the
+        // whole table stays in memory anyway
         pieces
             .into_par_iter()
             .map(|(b, out)| {
-                self.decode_block(b, self.block_bytes(b), out)
+                self.check_block(b)
+                    .and_then(|()| self.decode_block(b, self.block_bytes(b), out))
                     .map_err(|e| (b, e))
             })
             .collect::<Vec<_>>()
@@ -325,6 +330,7 @@ impl Table {
             .min_by_key(|(b, _)| *b)
             .map_or(Ok(()), |(_, e)| Err(e))?;
         let _ = self.decoded.set(all);
+        self.all_checked.store(true, Release);
         Ok(())
     }
 

@@ -66,14 +66,13 @@ struct Work {
     /// L-to-move positions one of whose moves newly lost since their last look.
     dirty: Bits,
     trap: Bits,
-    /// The candidates of the last stage's trap with their quiet moves' drawn successors,
-    /// so that a candidate's moves are generated once per winner and not at every stage.
-    checks: Mutex<Checks>,
 }
 
-/// The candidates still drawn, in index order, in compressed rows: per candidate, the
-/// drawn W positions its quiet moves lead to (they can only become won later), and
-/// whether a move escapes into a position the loser wins (that stays so).
+/// The candidates of the last stage's trap, still drawn, in index order, in compressed
+/// rows: per candidate, the drawn W positions its quiet moves lead to (they can only
+/// become won later), and whether a move escapes into a position the loser wins (that
+/// stays so). Kept from stage to stage of one winner, so that a candidate's moves are
+/// generated once.
 #[derive(Default)]
 struct Checks {
     nodes: Vec<u64>,
@@ -92,7 +91,6 @@ impl Solver<'_> {
             cand: Bits::new(size),
             dirty: Bits::new(size),
             trap: Bits::new(size),
-            checks: Mutex::new(Checks::default()),
         };
         for winner in Color::ALL {
             self.rule_wins(winner, &work, progress)?;
@@ -206,7 +204,7 @@ impl Solver<'_> {
 
     fn rule_wins(&self, w: Color, work: &Work, progress: &dyn Progress) -> Result<(), TableError> {
         let l = !w;
-        *work.checks.lock().expect("no panic holds the lock") = Checks::default();
+        let mut checks = Checks::default();
         let size = self.layout.size();
         // W to move, a capture into a loss by rule of a sub-table
         self.for_code(w, code::DRAW, |s, i| {
@@ -243,7 +241,7 @@ impl Solver<'_> {
             work.dirty.clear();
             t_update += t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();
-            let trapped = self.trap(w, work);
+            let trapped = self.trap(w, work, &mut checks);
             if trace {
                 eprintln!(
                     "  {w} wins, stage {}: {} candidates, {trapped} trapped",
@@ -441,8 +439,8 @@ impl Solver<'_> {
     /// `work.trap` and returns its size. The candidates, the positions their checks lead
     /// to and the moves between them are gathered into a compact graph first, so that the
     /// fixpoint's sweeps do not generate moves.
-    fn trap(&self, w: Color, work: &Work) -> u64 {
-        let graph = self.trap_graph(w, work);
+    fn trap(&self, w: Color, work: &Work, checks: &mut Checks) -> u64 {
+        let graph = self.trap_graph(w, work, checks);
         let nl = graph.l_nodes.len();
         let mut y: Vec<bool> = graph.l_bad.iter().map(|&b| !b).collect();
         loop {
@@ -491,28 +489,28 @@ impl Solver<'_> {
     /// The candidates still drawn (L to move), the drawn positions their checks lead to
     /// (W to move), and the moves: each candidate's checks, each W position's moves into a
     /// candidate with whether they check.
-    fn trap_graph(&self, w: Color, work: &Work) -> TrapGraph {
+    fn trap_graph(&self, w: Color, work: &Work, checks: &mut Checks) -> TrapGraph {
         let l = !w;
         let l_nodes: Vec<u64> = self.members(&work.cand, |i| {
             self.values[l.index()][i as usize].load(Relaxed) == code::DRAW
         });
         // the candidates' checks: from the last stage's rows where they are there (keeping
         // the successors still drawn), by move generation for the new candidates
-        let mut checks = work.checks.lock().expect("no panic holds the lock");
+        let cached: &Checks = checks;
         let parts: Vec<(Vec<u32>, Vec<u64>, Vec<bool>)> = l_nodes
             .par_chunks(4096)
             .map_init(Scratch::new, |s, chunk| {
                 let (mut lens, mut adj, mut bad) = (Vec::new(), Vec::new(), Vec::new());
                 for &i in chunk {
                     let before = adj.len();
-                    if let Ok(k) = checks.nodes.binary_search(&i) {
-                        adj.extend(checks.adj[checks.off[k]..checks.off[k + 1]].iter().filter(
+                    if let Ok(k) = cached.nodes.binary_search(&i) {
+                        adj.extend(cached.adj[cached.off[k]..cached.off[k + 1]].iter().filter(
                             |&&child| {
                                 self.values[w.index()][child as usize].load(Relaxed) == code::DRAW
                             },
                         ));
                         lens.push((adj.len() - before) as u32);
-                        bad.push(checks.bad[k]);
+                        bad.push(cached.bad[k]);
                         continue;
                     }
                     let mut escapes = false;
@@ -548,7 +546,6 @@ impl Solver<'_> {
             checks.adj.extend_from_slice(adj);
             checks.bad.extend_from_slice(bad);
         }
-        drop(checks);
         let mut w_nodes: Vec<u64> = parts.iter().flat_map(|p| p.1.iter().copied()).collect();
         w_nodes.par_sort_unstable();
         w_nodes.dedup();
