@@ -26,6 +26,11 @@ impl Bits {
         self.0[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
     }
 
+    #[inline]
+    pub(crate) fn remove(&self, i: u64) {
+        self.0[(i / 64) as usize].fetch_and(!(1 << (i % 64)), Relaxed);
+    }
+
     pub(crate) fn clear(&self) {
         self.0.par_iter().for_each(|w| w.store(0, Relaxed));
     }

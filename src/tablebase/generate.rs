@@ -21,6 +21,7 @@ mod perpetual;
 
 pub use conversion::{ConversionFlags, conversion_flags};
 
+use super::bits::Bits;
 use super::format::{Header, Rules, SideStats, TableError};
 use super::index::{self, Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
@@ -83,7 +84,7 @@ struct Solver<'a> {
     captures: Vec<Option<CaptureTarget>>,
     values: [&'a [AtomicU8]; 2],
     /// Positions found by the current layer's scan, one bit each, per side to move.
-    found: [&'a [AtomicU64]; 2],
+    found: [&'a Bits; 2],
     /// Per chunk, the decided codes that were ever stored in it (both sides), so that
     /// a layer's scan can pass over chunks that cannot hold what it looks for.
     present: Vec<[AtomicU64; 4]>,
@@ -102,6 +103,8 @@ struct Scratch {
     moves: MoveList,
     /// Predecessor indices of the entry being walked back from (reused, not reallocated).
     parents: Vec<u64>,
+    /// A row of indices being gathered (reused, not reallocated).
+    row: Vec<u64>,
 }
 
 impl Scratch {
@@ -111,6 +114,7 @@ impl Scratch {
             squares: [Square::new(0).expect("a0"); MAX_PIECES],
             moves: MoveList::new(),
             parents: Vec::with_capacity(256),
+            row: Vec::with_capacity(64),
         }
     }
 }
@@ -197,10 +201,9 @@ fn with_solver<R>(
         }));
     }
     let size = layout.size() as usize;
-    let words = size.div_ceil(64);
     let layout_size_chunks = layout.size().div_ceil(CHUNK) as usize;
-    let found_red: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-    let found_black: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    let found_red = Bits::new(size as u64);
+    let found_black = Bits::new(size as u64);
     let solver = Solver {
         layout,
         pieces,
@@ -510,7 +513,7 @@ impl Solver<'_> {
         let summary = self.present[chunk as usize][(want / 64) as usize].load(Relaxed);
         if summary & (1 << (want % 64)) == 0 {
             for found in &self.found {
-                for word in &found[start / 64..end.div_ceil(64)] {
+                for word in &found.0[start / 64..end.div_ceil(64)] {
                     word.store(0, Relaxed);
                 }
             }
@@ -541,7 +544,7 @@ impl Solver<'_> {
                     }
                 }
                 count += bits.count_ones() as u64;
-                found[w].store(bits, Relaxed);
+                found.0[w].store(bits, Relaxed);
             }
         }
         count
@@ -555,6 +558,7 @@ impl Solver<'_> {
             let found = self.found[turn.index()];
             let parents = &self.values[(!turn).index()];
             for (w, word) in found
+                .0
                 .iter()
                 .enumerate()
                 .take(end.div_ceil(64))

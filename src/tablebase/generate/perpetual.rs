@@ -27,59 +27,205 @@
 //! of each stage are unique fixpoints, so the bytes do not depend on the number of threads.
 //! There is no distance: a progress measure that lets the winner realise the win needs the
 //! stage first and plies within it, which one-byte entries cannot hold.
+//!
+//! Memory, beyond the two sides' values: while W's stages run, L's values are kept aside
+//! compressed and L's bytes hold the counters; two bits per entry of a side (candidates,
+//! and the positions to look at again, which holds the trap while it is computed); the
+//! mate search's two `found` sets serve as frontiers; and the candidates' rows, with 32-bit
+//! indices where a side has at most 2^32 entries. Counting is lazy when W wins nothing
+//! yet, and a pass is skipped where L cannot check and no capture reaches a verdict by
+//! rule (armless defenders: most of the 马兵对士象全 family).
 
 use super::*;
 use crate::tablebase::bits::Bits;
 
-/// Won by rule for the side to move in the stage being computed (generation only).
+/// Won by rule for the side to move in the stage being computed (the winner's bytes,
+/// generation only).
 const PENDING_WIN: u8 = u8::MAX - 1;
-/// Lost by rule for the side to move in the stage being computed (generation only).
+
+// While W's stages run, the loser's values are kept aside (compressed) and the loser's
+// bytes hold the pass's own state:
+/// Not drawn when the pass began: the value kept aside stands.
+const SETTLED: u8 = 0;
+/// Drawn, with 1..=MAX_OPEN moves not yet known to lose.
+const MAX_OPEN: u8 = 199;
+/// Drawn, and a capture escapes into a position that does not lose: never forced.
+const NEVER: u8 = 200;
+/// Lost by rule at level k: `LOST + k`.
+const LOST: u8 = 201;
+/// Drawn, its moves not counted yet.
+const TO_COUNT: u8 = u8::MAX - 1;
+/// Lost by rule in the stage being computed.
 const PENDING_LOSS: u8 = u8::MAX;
-/// In the per-position counter: a capture escapes into a position that does not lose, so
-/// the position can never be forced.
-const NEVER: u8 = u8::MAX;
+const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < TO_COUNT as u32);
 
-/// In a W position's move list: the move checks.
-const CHECK_BIT: u32 = 1 << 31;
+/// Entries per block of the values kept aside.
+const ASIDE_BLOCK: usize = 1 << 20;
 
-/// The candidates for a trap and the positions their checks lead to, with the moves
-/// between them, in compressed rows (local numbers).
-struct TrapGraph {
-    l_nodes: Vec<u64>,
-    l_off: Vec<u32>,
-    /// Per candidate, the W positions its checks lead to.
-    l_adj: Vec<u32>,
-    /// Per candidate: a move escapes into a position the loser wins.
-    l_bad: Vec<bool>,
-    w_nodes: Vec<u64>,
-    w_off: Vec<u32>,
-    /// Per W position, its moves into candidates, [`CHECK_BIT`] set for checks.
-    w_adj: Vec<u32>,
+/// In a W position's list of moves into candidates: the move checks.
+const CHECK_BIT: u64 = 1 << 63;
+
+/// Whether a code of a position with W to move (of this table, or of a sub-table after a
+/// capture) is won for W: by mate, by rule, or found so in the stage being computed.
+#[inline]
+fn won(c: u8) -> bool {
+    code::wins(c) || c == PENDING_WIN
 }
 
-/// What a winner's stages need besides the values.
+/// Whether a loser's byte (during the winner's stages) is a drawn position whose moves can
+/// still all come to lose.
+#[inline]
+fn open(c: u8) -> bool {
+    (1..=MAX_OPEN).contains(&c)
+}
+
+/// What a winner's stages need besides the values: two sets of the loser's entries (the
+/// solver's two `found` sets serve as the frontiers).
 struct Work {
-    /// Per L-to-move entry: its moves not yet known to lose, or [`NEVER`].
-    counter: Vec<AtomicU8>,
     /// L-to-move positions where every move that does not check loses (only grows).
     cand: Bits,
-    /// L-to-move positions one of whose moves newly lost since their last look.
+    /// L-to-move positions one of whose moves that do not check newly lost; between the
+    /// candidates' update and the next attractor, the trap (the fixpoint's Y while it is
+    /// computed).
     dirty: Bits,
-    trap: Bits,
 }
 
-/// The candidates of the last stage's trap, still drawn, in index order, in compressed
-/// rows: per candidate, the drawn W positions its quiet moves lead to (they can only
-/// become won later), and whether a move escapes into a position the loser wins (that
-/// stays so). Kept from stage to stage of one winner, so that a candidate's moves are
-/// generated once.
-#[derive(Default)]
-struct Checks {
-    nodes: Vec<u64>,
-    off: Vec<usize>,
-    adj: Vec<u64>,
-    bad: Vec<bool>,
+/// The candidates for a trap, each with the drawn W positions its quiet moves lead to
+/// (checks all: its other quiet moves lose), in compressed rows in no particular order.
+/// Kept from stage to stage of one winner and pruned as positions are decided, so that a
+/// candidate's moves are generated once. A candidate one of whose moves escapes into a
+/// position the loser wins can never be trapped and gets no row.
+struct Rows<S> {
+    nodes: Vec<S>,
+    off: Vec<u32>,
+    adj: Vec<S>,
 }
+
+/// An entry index as [`Rows`] stores it: in 32 bits where the table's sides allow.
+trait Slot: Copy + Send + Sync {
+    fn of(index: u64) -> Self;
+    fn index(self) -> u64;
+}
+
+impl Slot for u32 {
+    #[inline]
+    fn of(index: u64) -> u32 {
+        index as u32
+    }
+    #[inline]
+    fn index(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Slot for u64 {
+    #[inline]
+    fn of(index: u64) -> u64 {
+        index
+    }
+    #[inline]
+    fn index(self) -> u64 {
+        self
+    }
+}
+
+impl<S: Slot> Rows<S> {
+    fn new() -> Rows<S> {
+        Rows {
+            nodes: Vec::new(),
+            off: vec![0],
+            adj: Vec::new(),
+        }
+    }
+
+    fn row(&self, k: usize) -> &[S] {
+        &self.adj[self.off[k] as usize..self.off[k + 1] as usize]
+    }
+
+    /// Among the rows from the `first` on, drops those of nodes that fail `keep_node` and
+    /// the entries that fail `keep_adj`.
+    fn prune(
+        &mut self,
+        first: usize,
+        keep_node: impl Fn(u64) -> bool + Sync,
+        keep_adj: impl Fn(u64) -> bool + Sync,
+    ) {
+        let base = self.off[first] as usize;
+        let nodes: Vec<bool> = self.nodes[first..]
+            .par_iter()
+            .map(|&n| keep_node(n.index()))
+            .collect();
+        let adj: Vec<bool> = self.adj[base..]
+            .par_iter()
+            .map(|&a| keep_adj(a.index()))
+            .collect();
+        let (mut n, mut e) = (first, base);
+        for (k, &keep) in (first..).zip(&nodes) {
+            if !keep {
+                continue;
+            }
+            let (from, to) = (self.off[k] as usize, self.off[k + 1] as usize);
+            self.nodes[n] = self.nodes[k];
+            for j in from..to {
+                if adj[j - base] {
+                    self.adj[e] = self.adj[j];
+                    e += 1;
+                }
+            }
+            n += 1;
+            self.off[n] = e as u32;
+        }
+        self.nodes.truncate(n);
+        self.off.truncate(n + 1);
+        self.adj.truncate(e);
+    }
+
+    /// Adds rows gathered by several threads.
+    fn append(&mut self, parts: Vec<Rows<S>>) -> Result<(), String> {
+        let total = self.adj.len() + parts.iter().map(|p| p.adj.len()).sum::<usize>();
+        if u32::try_from(total).is_err() {
+            return Err(format!(
+                "{total} checks of trap candidates, more than the generator's rows hold"
+            ));
+        }
+        for part in parts {
+            let at = *self.off.last().expect("offsets start at 0");
+            self.nodes.extend_from_slice(&part.nodes);
+            self.off.extend(part.off[1..].iter().map(|&o| at + o));
+            self.adj.extend_from_slice(&part.adj);
+        }
+        Ok(())
+    }
+
+    /// Adds a row: `node` and the indices in `adj`.
+    fn push(&mut self, node: u64, adj: &[u64]) {
+        self.nodes.push(S::of(node));
+        self.adj.extend(adj.iter().map(|&a| S::of(a)));
+        self.off.push(self.adj.len() as u32);
+    }
+}
+
+/// The moves of the W positions the candidates' checks lead to into candidates, as
+/// (W position, candidate with [`CHECK_BIT`] set for a check) pairs, and those W
+/// positions in index order. Kept from stage to stage of one winner like [`Rows`].
+#[derive(Default)]
+struct WMoves {
+    nodes: Vec<u64>,
+    edges: Vec<(u64, u64)>,
+}
+
+/// What [`Solver::open_moves`] finds about a loser's position.
+struct Open {
+    /// Its moves into positions not won for W.
+    count: u8,
+    /// One of them does not check.
+    quiet_escape: bool,
+    /// One of them leads to a position L wins: it can never be trapped.
+    loser_wins: bool,
+}
+
+/// A side's values kept aside, compressed in blocks, while its bytes hold a pass's state.
+struct Aside(Vec<Vec<u8>>);
 
 impl Solver<'_> {
     /// Applies the perpetual-check rule to the finished mate search, both colours as the
@@ -87,26 +233,31 @@ impl Solver<'_> {
     pub(super) fn apply_perpetual_check(&self, progress: &dyn Progress) -> Result<(), TableError> {
         let size = self.layout.size();
         let work = Work {
-            counter: (0..size).map(|_| AtomicU8::new(0)).collect(),
             cand: Bits::new(size),
             dirty: Bits::new(size),
-            trap: Bits::new(size),
         };
+        // a capture can only reach a verdict by rule where its sub-table holds some: which
+        // colours' pieces, when taken, lead there
+        let mut sub_rules = [false; 2];
+        for (target, piece) in self.captures.iter().zip(&self.pieces) {
+            if let Some(target) = target {
+                for side in Color::ALL {
+                    sub_rules[piece.color.index()] |= target
+                        .table
+                        .checked_side(side)?
+                        .par_iter()
+                        .any(|&c| code::is_rule(c));
+                }
+            }
+        }
         for winner in Color::ALL {
-            self.rule_wins(winner, &work, progress)?;
+            if size <= 1 << 32 {
+                self.rule_wins::<u32>(winner, &work, sub_rules, progress)?;
+            } else {
+                self.rule_wins::<u64>(winner, &work, sub_rules, progress)?;
+            }
         }
         Ok(())
-    }
-
-    /// Whether a code of a position with `turn` to move is won for `winner` (by mate, by
-    /// rule, or found so in this pass).
-    #[inline]
-    fn won_for(&self, winner: Color, turn: Color, c: u8) -> bool {
-        if turn == winner {
-            code::wins(c) || c == PENDING_WIN
-        } else {
-            code::loses(c) || c == PENDING_LOSS
-        }
     }
 
     /// The index of the position after a quiet move of the position in `s` (entry `index`).
@@ -202,51 +353,85 @@ impl Solver<'_> {
             });
     }
 
-    fn rule_wins(&self, w: Color, work: &Work, progress: &dyn Progress) -> Result<(), TableError> {
+    fn rule_wins<S: Slot>(
+        &self,
+        w: Color,
+        work: &Work,
+        sub_rules: [bool; 2],
+        progress: &dyn Progress,
+    ) -> Result<(), TableError> {
         let l = !w;
-        let mut checks = Checks::default();
-        let size = self.layout.size();
-        // W to move, a capture into a loss by rule of a sub-table
-        self.for_code(w, code::DRAW, |s, i| {
-            let legality = self.generate_moves(s);
-            for k in 0..s.moves.len() {
-                let m = s.moves[k];
-                if s.pos.piece_at(m.to()).is_some()
-                    && legality.move_is_legal(&s.pos, m)
-                    && self.won_for(w, l, self.capture_code_with_rule(s, m))
-                {
-                    self.values[w.index()][i as usize].store(PENDING_WIN, Relaxed);
-                    return;
+        if sub_rules == [false; 2] && self.attackers[l.index()] == Attackers::NONE {
+            // L never checks, and no capture reaches a verdict by rule: W wins nothing new
+            return Ok(());
+        }
+        let started = std::time::Instant::now();
+        let aside = self.put_aside(l)?;
+        // W to move, a capture (of one of L's pieces) into a loss by rule of a sub-table
+        let captured = AtomicU64::new(0);
+        if sub_rules[l.index()] {
+            self.for_code(w, code::DRAW, |s, i| {
+                let legality = self.generate_moves(s);
+                for k in 0..s.moves.len() {
+                    let m = s.moves[k];
+                    if s.pos.piece_at(m.to()).is_some()
+                        && legality.move_is_legal(&s.pos, m)
+                        && code::loses(self.capture_code_with_rule(s, m))
+                    {
+                        self.values[w.index()][i as usize].store(PENDING_WIN, Relaxed);
+                        captured.fetch_add(1, Relaxed);
+                        return;
+                    }
                 }
-            }
-        });
-        let frontier_l = Bits::new(size);
-        let frontier_w = Bits::new(size);
+            });
+        }
+        let frontier_l = self.found[l.index()];
+        let frontier_w = self.found[w.index()];
+        frontier_l.clear();
+        frontier_w.clear();
+        let mut rows = Rows::<S>::new();
+        let mut w_moves = WMoves::default();
         let mut stage = 0;
         let trace = std::env::var_os("CANJU_TRACE").is_some();
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
         let t = std::time::Instant::now();
         work.dirty.clear();
-        let zeros = self.count_moves(w, work, &frontier_l);
+        work.cand.clear();
+        // Every counter is needed once a win of this pass is walked back from. When W
+        // wins nothing yet, that may never happen: count lazily then.
+        let wins_some = captured.load(Relaxed) > 0
+            || self.values[w.index()]
+                .par_iter()
+                .any(|c| code::wins(c.load(Relaxed)));
+        let (zeros, mut fresh) = self.count_moves::<S>(w, work, frontier_l, wins_some);
         self.check_failed()?;
-        if zeros > 0 {
-            self.attract(w, work, &frontier_l, &frontier_w);
+        let mut counted = wins_some;
+        if zeros > 0 || captured.load(Relaxed) > 0 {
+            self.count_rest(l);
+            self.check_failed()?;
+            counted = true;
+            self.attract(w, work, frontier_l, frontier_w);
         }
         t_count += t.elapsed().as_secs_f64();
         // level 0: wins through captures into a sub-table's wins by rule
         self.finish_level(w, 0)?;
+        // the first candidates' rows (from the count), then those of the candidates each
+        // attractor made
         loop {
             let t = std::time::Instant::now();
-            self.update_candidates(w, work);
+            fresh.extend(self.update_candidates::<S>(w, work));
             work.dirty.clear();
             t_update += t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();
-            let trapped = self.trap(w, work, &mut checks);
+            let new = fresh.iter().map(|r| r.nodes.len()).sum::<usize>();
+            let trapped =
+                self.trap(w, work, &mut rows, &mut w_moves, std::mem::take(&mut fresh))?;
             if trace {
                 eprintln!(
-                    "  {w} wins, stage {}: {} candidates, {trapped} trapped",
+                    "  {w} wins, stage {}: {new} new candidates, {} in rows, {} moves, {trapped} trapped",
                     stage + 1,
-                    work.cand.count(),
+                    rows.nodes.len(),
+                    rows.adj.len(),
                 );
             }
             t_trap += t.elapsed().as_secs_f64();
@@ -261,111 +446,305 @@ impl Solver<'_> {
                     code::MAX_RULE_LEVEL
                 )));
             }
-            self.for_members(&work.trap, l, |_, i| {
+            if !counted {
+                let t = std::time::Instant::now();
+                self.count_rest(l);
+                self.check_failed()?;
+                counted = true;
+                t_count += t.elapsed().as_secs_f64();
+            }
+            frontier_l.clear();
+            self.for_members(&work.dirty, l, |_, i| {
                 self.values[l.index()][i as usize].store(PENDING_LOSS, Relaxed);
                 frontier_l.set(i);
             });
+            work.dirty.clear();
             let t = std::time::Instant::now();
-            self.attract(w, work, &frontier_l, &frontier_w);
+            self.attract(w, work, frontier_l, frontier_w);
             t_attract += t.elapsed().as_secs_f64();
             let won = self.finish_level(w, stage)?;
             progress.rule_stage(w, stage, won);
         }
+        drop((rows, w_moves));
+        self.take_back(l, aside)?;
         if trace {
             eprintln!(
-                "{}: {w} wins by rule: {stage} levels; counts {t_count:.2} s, candidates' updates {t_update:.2} s, attractor {t_attract:.2} s, traps {t_trap:.2} s",
+                "{}: {w} wins by rule: {stage} levels in {:.2} s; counts {t_count:.2} s, candidates' updates {t_update:.2} s, attractor {t_attract:.2} s, traps {t_trap:.2} s",
                 self.layout.material(),
+                started.elapsed().as_secs_f64(),
             );
         }
         Ok(())
     }
 
-    /// Counts, for every drawn L-to-move position, its moves into positions not yet won for
-    /// W (its counter), notes the candidates for a trap (every move that does not check is
-    /// lost, no capture escapes) and the positions their checks lead to. Positions with no
-    /// such move are lost and go to `frontier`; returns how many.
-    fn count_moves(&self, w: Color, work: &Work, frontier: &Bits) -> u64 {
-        let l = !w;
-        work.cand.clear();
-        let zeros = AtomicU64::new(0);
-        self.for_code(l, code::DRAW, |s, i| {
-            let legality = self.generate_moves(s);
-            let mut count = 0u32;
-            let mut escape = false;
-            let mut quiet_escape = false;
-            for k in 0..s.moves.len() {
-                let m = s.moves[k];
-                if !legality.move_is_legal(&s.pos, m) {
-                    continue;
+    /// Keeps `side`'s values aside, compressed, and turns its bytes into the pass's state:
+    /// [`TO_COUNT`] for drawn positions, [`SETTLED`] for the rest.
+    fn put_aside(&self, side: Color) -> Result<Aside, TableError> {
+        let cells = self.values[side.index()];
+        let blocks: Result<Vec<Vec<u8>>, std::io::Error> = cells
+            .par_chunks(ASIDE_BLOCK)
+            .map_init(Vec::new, |buf, block| {
+                buf.clear();
+                buf.extend(block.iter().map(|c| c.load(Relaxed)));
+                for c in block {
+                    let state = if c.load(Relaxed) == code::DRAW {
+                        TO_COUNT
+                    } else {
+                        SETTLED
+                    };
+                    c.store(state, Relaxed);
                 }
-                if s.pos.piece_at(m.to()).is_some() {
-                    if !self.won_for(w, w, self.capture_code_with_rule(s, m)) {
-                        escape = true;
-                        break;
-                    }
-                    continue;
-                }
-                let child = self.quiet_child(s, i, m);
-                if self.won_for(w, w, self.values[w.index()][child as usize].load(Relaxed)) {
-                    continue;
-                }
-                count += 1;
-                if !quiet_escape && !self.gives_check(s, m) {
-                    quiet_escape = true;
-                }
-            }
-            let cell = &work.counter[i as usize];
-            if escape {
-                cell.store(NEVER, Relaxed);
-            } else if count == 0 {
-                self.values[l.index()][i as usize].store(PENDING_LOSS, Relaxed);
-                frontier.set(i);
-                zeros.fetch_add(1, Relaxed);
-            } else if count >= NEVER as u32 {
-                self.fail(TableError::Unsupported(format!(
-                    "{}: entry {i} has {count} moves, outside the generator's counters",
-                    self.layout.material()
-                )));
-            } else {
-                cell.store(count as u8, Relaxed);
-                if !quiet_escape {
-                    work.cand.set(i);
-                }
-            }
-        });
-        zeros.load(Relaxed)
+                zstd::bulk::compress(buf, 1)
+            })
+            .collect();
+        blocks.map(Aside).map_err(|e| {
+            TableError::Unsupported(format!(
+                "{}: keeping the values aside: {e}",
+                self.layout.material()
+            ))
+        })
     }
 
-    /// Looks again at the positions one of whose moves newly lost: a candidate for a trap
-    /// once none of its moves that do not check is left.
-    fn update_candidates(&self, w: Color, work: &Work) {
+    /// Gives `side` its values back, with the losses by rule the pass found.
+    fn take_back(&self, side: Color, aside: Aside) -> Result<(), TableError> {
+        let cells = self.values[side.index()];
+        let material = self.layout.material();
+        cells
+            .par_chunks(ASIDE_BLOCK)
+            .zip(aside.0.par_iter())
+            .try_for_each(|(block, stored)| {
+                let values = zstd::bulk::decompress(stored, ASIDE_BLOCK)
+                    .ok()
+                    .filter(|v| v.len() == block.len())
+                    .ok_or_else(|| {
+                        TableError::Unsupported(format!(
+                            "{material}: the values kept aside do not decompress"
+                        ))
+                    })?;
+                for (c, &value) in block.iter().zip(&values) {
+                    let state = c.load(Relaxed);
+                    let back = if (LOST..=LOST + code::MAX_RULE_LEVEL as u8).contains(&state) {
+                        debug_assert_eq!(value, code::DRAW);
+                        code::rule((state - LOST) as u32, false)
+                    } else {
+                        debug_assert!(state != PENDING_LOSS);
+                        value
+                    };
+                    c.store(back, Relaxed);
+                }
+                Ok(())
+            })
+    }
+
+    /// Counts, for every drawn L-to-move position, its moves into positions not yet won
+    /// for W (its counter), and notes the candidates for a trap (every move that does not
+    /// check is lost, no capture escapes). Positions with no such move are lost and go to
+    /// `frontier`; returns how many.
+    ///
+    /// Unless `eager`, a position with a move that does not check into a position not won
+    /// for W is left uncounted ([`TO_COUNT`]): it is no candidate, and its counter is
+    /// needed only once a win of this pass is walked back from, which may never happen
+    /// ([`Self::count_rest`]).
+    fn count_moves<S: Slot>(
+        &self,
+        w: Color,
+        work: &Work,
+        frontier: &Bits,
+        eager: bool,
+    ) -> (u64, Vec<Rows<S>>) {
         let l = !w;
-        self.for_members(&work.dirty, l, |s, i| {
-            if work.cand.get(i)
-                || self.values[l.index()][i as usize].load(Relaxed) != code::DRAW
-                || work.counter[i as usize].load(Relaxed) == NEVER
+        let zeros = AtomicU64::new(0);
+        let cells = self.values[l.index()];
+        let rows = (0..self.chunks())
+            .into_par_iter()
+            .map_init(Scratch::new, |s, chunk| {
+                let mut rows = Rows::new();
+                let start = chunk * CHUNK;
+                for i in start..(start + CHUNK).min(self.layout.size()) {
+                    let cell = &cells[i as usize];
+                    if cell.load(Relaxed) != TO_COUNT || !self.set_up(s, i, l) {
+                        continue;
+                    }
+                    if !eager && self.quiet_escape(s, i, w) {
+                        continue;
+                    }
+                    match self.open_moves(s, i, w, eager, true) {
+                        None => cell.store(NEVER, Relaxed),
+                        Some(o) if o.count == 0 => {
+                            cell.store(PENDING_LOSS, Relaxed);
+                            frontier.set(i);
+                            zeros.fetch_add(1, Relaxed);
+                        }
+                        Some(o) => {
+                            cell.store(o.count, Relaxed);
+                            if !o.quiet_escape {
+                                work.cand.set(i);
+                                if !o.loser_wins {
+                                    rows.push(i, &s.row);
+                                }
+                            }
+                        }
+                    }
+                }
+                rows
+            })
+            .collect();
+        (zeros.load(Relaxed), rows)
+    }
+
+    /// Whether the L-to-move position in `s` (entry `index`) has a move that does not
+    /// check into a position not won for W.
+    fn quiet_escape(&self, s: &mut Scratch, index: u64, w: Color) -> bool {
+        let legality = self.generate_moves(s);
+        for k in 0..s.moves.len() {
+            let m = s.moves[k];
+            if s.pos.piece_at(m.to()).is_some() || !legality.move_is_legal(&s.pos, m) {
+                continue;
+            }
+            if !self.gives_check(s, m)
+                && !won(
+                    self.values[w.index()][self.quiet_child(s, index, m) as usize].load(Relaxed),
+                )
             {
-                return;
+                return true;
             }
-            let mut escapes = false;
-            self.each_quiet_move(s, i, |s, m, child| {
-                let c = self.values[w.index()][child as usize].load(Relaxed);
-                escapes = !self.won_for(w, w, c) && !self.gives_check(s, m);
-                !escapes
-            });
-            if !escapes {
-                work.cand.set(i);
+        }
+        false
+    }
+
+    /// The moves of the L-to-move position in `s` (entry `index`) into positions not won
+    /// for W, or None when a capture escapes into a position that is not won for W. With
+    /// `escapes`, whether one of them does not check; with `row`, the drawn positions
+    /// they lead to go to `s.row`.
+    fn open_moves(
+        &self,
+        s: &mut Scratch,
+        index: u64,
+        w: Color,
+        escapes: bool,
+        row: bool,
+    ) -> Option<Open> {
+        let legality = self.generate_moves(s);
+        let mut open = Open {
+            count: 0,
+            quiet_escape: false,
+            loser_wins: false,
+        };
+        s.row.clear();
+        let mut count = 0u32;
+        for k in 0..s.moves.len() {
+            let m = s.moves[k];
+            if !legality.move_is_legal(&s.pos, m) {
+                continue;
             }
+            if s.pos.piece_at(m.to()).is_some() {
+                if !won(self.capture_code_with_rule(s, m)) {
+                    return None;
+                }
+                continue;
+            }
+            let child = self.quiet_child(s, index, m);
+            let c = self.values[w.index()][child as usize].load(Relaxed);
+            if won(c) {
+                continue;
+            }
+            count += 1;
+            if escapes && !open.quiet_escape && !self.gives_check(s, m) {
+                open.quiet_escape = true;
+            }
+            if c != code::DRAW {
+                open.loser_wins = true;
+            } else if row {
+                s.row.push(child);
+            }
+        }
+        if count > MAX_OPEN as u32 {
+            self.fail(TableError::Unsupported(format!(
+                "{}: entry {index} has {count} moves, outside the generator's counters",
+                self.layout.material()
+            )));
+            return None;
+        }
+        open.count = count as u8;
+        Some(open)
+    }
+
+    /// Counts the moves of the drawn L-to-move positions [`Self::count_moves`] left
+    /// uncounted (a capture may escape, but none of them is lost).
+    fn count_rest(&self, l: Color) {
+        self.for_code(l, TO_COUNT, |s, i| {
+            let c = self
+                .open_moves(s, i, !l, false, false)
+                .map_or(NEVER, |o| o.count);
+            self.values[l.index()][i as usize].store(c, Relaxed);
         });
+    }
+
+    /// Looks again at the positions one of whose moves that do not check newly lost: a
+    /// candidate for a trap once none of them is left. Returns the new candidates' rows.
+    fn update_candidates<S: Slot>(&self, w: Color, work: &Work) -> Vec<Rows<S>> {
+        let l = !w;
+        (0..self.chunks())
+            .into_par_iter()
+            .map_init(Scratch::new, |s, chunk| {
+                let mut rows = Rows::new();
+                let start = (chunk * CHUNK / 64) as usize;
+                let end = (((chunk + 1) * CHUNK).min(self.layout.size())).div_ceil(64) as usize;
+                for word_at in start..end {
+                    let mut word = work.dirty.0[word_at].load(Relaxed);
+                    while word != 0 {
+                        let i = word_at as u64 * 64 + word.trailing_zeros() as u64;
+                        word &= word - 1;
+                        if work.cand.get(i)
+                            || !open(self.values[l.index()][i as usize].load(Relaxed))
+                            || !self.set_up(s, i, l)
+                        {
+                            continue;
+                        }
+                        let mut escapes = false;
+                        let mut loser_wins = false;
+                        let mut row = std::mem::take(&mut s.row);
+                        row.clear();
+                        self.each_quiet_move(s, i, |s, m, child| {
+                            let c = self.values[w.index()][child as usize].load(Relaxed);
+                            if won(c) {
+                                return true;
+                            }
+                            if !self.gives_check(s, m) {
+                                escapes = true;
+                                return false;
+                            }
+                            if c == code::DRAW {
+                                row.push(child);
+                            } else {
+                                loser_wins = true;
+                            }
+                            true
+                        });
+                        if !escapes {
+                            work.cand.set(i);
+                            if !loser_wins {
+                                rows.push(i, &row);
+                            }
+                        }
+                        s.row = row;
+                    }
+                }
+                rows
+            })
+            .collect()
     }
 
     /// Gives the positions won for W in this stage their codes at `level`; returns how many.
     fn finish_level(&self, w: Color, level: u32) -> Result<u64, TableError> {
         let won = AtomicU64::new(0);
-        for (turn, pending, win) in [(w, PENDING_WIN, true), (!w, PENDING_LOSS, false)] {
+        for (turn, pending, done) in [
+            (w, PENDING_WIN, code::rule(level, true)),
+            (!w, PENDING_LOSS, LOST + level as u8),
+        ] {
             self.values[turn.index()].par_iter().for_each(|c| {
                 if c.load(Relaxed) == pending {
-                    c.store(code::rule(level, win), Relaxed);
+                    c.store(done, Relaxed);
                     won.fetch_add(1, Relaxed);
                 }
             });
@@ -407,16 +786,14 @@ impl Solver<'_> {
                 let quiet = !s.pos.in_check_against(w, self.attackers[l.index()]);
                 let found = self.collect_parents(s, i, w, parents_l);
                 for &p in &found {
-                    if parents_l[p as usize].load(Relaxed) != code::DRAW {
-                        continue;
-                    }
-                    let cell = &work.counter[p as usize];
+                    let cell = &parents_l[p as usize];
                     let mut c = cell.load(Relaxed);
-                    while c != NEVER && c != 0 {
-                        match cell.compare_exchange(c, c - 1, Relaxed, Relaxed) {
+                    debug_assert_ne!(c, TO_COUNT, "counted before any walk");
+                    while open(c) {
+                        let next = if c == 1 { PENDING_LOSS } else { c - 1 };
+                        match cell.compare_exchange(c, next, Relaxed, Relaxed) {
                             Ok(_) => {
                                 if c == 1 {
-                                    parents_l[p as usize].store(PENDING_LOSS, Relaxed);
                                     frontier_l.set(p);
                                 } else if quiet {
                                     work.dirty.set(p);
@@ -436,177 +813,164 @@ impl Solver<'_> {
     }
 
     /// The trap (νY. μZ, see the module's text) among the candidates; leaves it in
-    /// `work.trap` and returns its size. The candidates, the positions their checks lead
-    /// to and the moves between them are gathered into a compact graph first, so that the
-    /// fixpoint's sweeps do not generate moves.
-    fn trap(&self, w: Color, work: &Work, checks: &mut Checks) -> u64 {
-        let graph = self.trap_graph(w, work, checks);
-        let nl = graph.l_nodes.len();
-        let mut y: Vec<bool> = graph.l_bad.iter().map(|&b| !b).collect();
+    /// `work.dirty` (clear when called) and returns its size. The candidates' rows and the
+    /// W positions' moves into candidates are brought up to date first, so that the
+    /// fixpoint's sweeps do not generate moves. The solver's two `found` sets hold Z (L to
+    /// move) and the W positions that reach Z (W to move) meanwhile.
+    fn trap<S: Slot>(
+        &self,
+        w: Color,
+        work: &Work,
+        rows: &mut Rows<S>,
+        w_moves: &mut WMoves,
+        fresh: Vec<Rows<S>>,
+    ) -> Result<u64, TableError> {
+        let l = !w;
+        let first_new = self.add_rows(w, rows, fresh)?;
+        let (z, zw) = (self.found[l.index()], self.found[w.index()]);
+        let y = &work.dirty;
+        y.clear();
+        rows.nodes.par_iter().for_each(|&n| y.set(n.index()));
+        // the W positions the candidates' checks lead to, and their moves into candidates
+        zw.clear();
+        rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
+        let w_nodes = self.members(zw, |_| true);
+        self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
+        let edges = &w_moves.edges;
         loop {
-            let mut z = vec![false; nl];
+            z.clear();
             loop {
-                let zw: Vec<bool> = (0..graph.w_nodes.len())
-                    .into_par_iter()
-                    .map(|j| {
-                        graph.w_adj[graph.w_off[j] as usize..graph.w_off[j + 1] as usize]
-                            .iter()
-                            .any(|&e| {
-                                let d = (e & !CHECK_BIT) as usize;
-                                y[d] && (e & CHECK_BIT == 0 || z[d])
-                            })
-                    })
-                    .collect();
-                let next: Vec<bool> = (0..nl)
-                    .into_par_iter()
-                    .map(|i| {
-                        y[i] && graph.l_adj[graph.l_off[i] as usize..graph.l_off[i + 1] as usize]
-                            .iter()
-                            .all(|&c| zw[c as usize])
-                    })
-                    .collect();
-                if next == z {
+                zw.clear();
+                edges.par_iter().for_each(|&(p, e)| {
+                    let d = e & !CHECK_BIT;
+                    if y.get(d) && (e & CHECK_BIT == 0 || z.get(d)) {
+                        zw.set(p);
+                    }
+                });
+                let grew = AtomicBool::new(false);
+                (0..rows.nodes.len()).into_par_iter().for_each(|k| {
+                    let n = rows.nodes[k].index();
+                    if y.get(n) && !z.get(n) && rows.row(k).iter().all(|&a| zw.get(a.index())) {
+                        z.set(n);
+                        grew.store(true, Relaxed);
+                    }
+                });
+                if !grew.load(Relaxed) {
                     break;
                 }
-                z = next;
             }
-            if z == y {
+            let shrank = AtomicBool::new(false);
+            rows.nodes.par_iter().for_each(|&n| {
+                let n = n.index();
+                if y.get(n) && !z.get(n) {
+                    y.remove(n);
+                    shrank.store(true, Relaxed);
+                }
+            });
+            if !shrank.load(Relaxed) {
                 break;
             }
-            y = z;
         }
-        work.trap.clear();
-        let mut size = 0;
-        for (i, &t) in y.iter().enumerate() {
-            if t {
-                work.trap.set(graph.l_nodes[i]);
-                size += 1;
-            }
-        }
-        size
+        z.clear();
+        zw.clear();
+        Ok(rows.nodes.par_iter().filter(|&&n| y.get(n.index())).count() as u64)
     }
 
-    /// The candidates still drawn (L to move), the drawn positions their checks lead to
-    /// (W to move), and the moves: each candidate's checks, each W position's moves into a
-    /// candidate with whether they check.
-    fn trap_graph(&self, w: Color, work: &Work, checks: &mut Checks) -> TrapGraph {
+    /// Brings the candidates' rows up to date: drops the positions decided since and adds
+    /// the new candidates' rows. Returns where the new rows start.
+    fn add_rows<S: Slot>(
+        &self,
+        w: Color,
+        rows: &mut Rows<S>,
+        fresh: Vec<Rows<S>>,
+    ) -> Result<usize, TableError> {
         let l = !w;
-        let l_nodes: Vec<u64> = self.members(&work.cand, |i| {
-            self.values[l.index()][i as usize].load(Relaxed) == code::DRAW
-        });
-        // the candidates' checks: from the last stage's rows where they are there (keeping
-        // the successors still drawn), by move generation for the new candidates
-        let cached: &Checks = checks;
-        let parts: Vec<(Vec<u32>, Vec<u64>, Vec<bool>)> = l_nodes
+        let keep_node = |n: u64| open(self.values[l.index()][n as usize].load(Relaxed));
+        let keep_adj = |a: u64| self.values[w.index()][a as usize].load(Relaxed) == code::DRAW;
+        rows.prune(0, keep_node, keep_adj);
+        let first_new = rows.nodes.len();
+        rows.append(fresh)
+            .map_err(|e| TableError::Unsupported(format!("{}: {e}", self.layout.material())))?;
+        rows.prune(first_new, keep_node, keep_adj);
+        Ok(first_new)
+    }
+
+    /// Brings the W positions' moves into candidates up to date for this stage's W
+    /// positions `w_nodes` (in index order) and candidates `y` (`fresh` the new ones):
+    /// drops the moves of positions decided or no longer reached and the moves into
+    /// positions no longer candidates; adds, by move generation, the moves of the W
+    /// positions new in the list, and, walking back from the new candidates, the moves
+    /// into them of the positions already listed. `marks` (W to move) is left clear.
+    fn update_w_moves<S: Slot>(
+        &self,
+        w: Color,
+        w_moves: &mut WMoves,
+        w_nodes: Vec<u64>,
+        fresh: &[S],
+        y: &Bits,
+        marks: &Bits,
+    ) {
+        let l = !w;
+        // the positions still listed, one bit each
+        marks.clear();
+        w_nodes.par_iter().for_each(|&p| marks.set(p));
+        w_moves
+            .edges
+            .retain(|&(p, e)| marks.get(p) && y.get(e & !CHECK_BIT));
+        let old = std::mem::take(&mut w_moves.nodes);
+        let is_old = |p: u64| old.binary_search(&p).is_ok();
+        let mut added: Vec<(u64, u64)> = w_nodes
             .par_chunks(4096)
             .map_init(Scratch::new, |s, chunk| {
-                let (mut lens, mut adj, mut bad) = (Vec::new(), Vec::new(), Vec::new());
-                for &i in chunk {
-                    let before = adj.len();
-                    if let Ok(k) = cached.nodes.binary_search(&i) {
-                        adj.extend(cached.adj[cached.off[k]..cached.off[k + 1]].iter().filter(
-                            |&&child| {
-                                self.values[w.index()][child as usize].load(Relaxed) == code::DRAW
-                            },
-                        ));
-                        lens.push((adj.len() - before) as u32);
-                        bad.push(cached.bad[k]);
+                let mut out = Vec::new();
+                for &p in chunk {
+                    if is_old(p) || !self.set_up(s, p, w) {
                         continue;
                     }
-                    let mut escapes = false;
-                    if self.set_up(s, i, l) {
-                        self.each_quiet_move(s, i, |_, _, child| {
-                            let c = self.values[w.index()][child as usize].load(Relaxed);
-                            if c == code::DRAW {
-                                adj.push(child);
-                            } else if !self.won_for(w, w, c) {
-                                escapes = true;
-                            }
-                            true
-                        });
-                    }
-                    lens.push((adj.len() - before) as u32);
-                    bad.push(escapes);
+                    self.each_quiet_move(s, p, |s, m, child| {
+                        if y.get(child) {
+                            let check = if self.gives_check(s, m) { CHECK_BIT } else { 0 };
+                            out.push((p, child | check));
+                        }
+                        true
+                    });
                 }
-                (lens, adj, bad)
+                out
             })
+            .flatten_iter()
             .collect();
-        // kept for the next stage
-        checks.nodes.clone_from(&l_nodes);
-        checks.off.clear();
-        checks.off.push(0);
-        checks.adj.clear();
-        checks.bad.clear();
-        for (lens, adj, bad) in &parts {
-            let mut at = checks.off.last().copied().unwrap_or(0);
-            for &n in lens {
-                at += n as usize;
-                checks.off.push(at);
-            }
-            checks.adj.extend_from_slice(adj);
-            checks.bad.extend_from_slice(bad);
-        }
-        let mut w_nodes: Vec<u64> = parts.iter().flat_map(|p| p.1.iter().copied()).collect();
-        w_nodes.par_sort_unstable();
-        w_nodes.dedup();
-        let local_w = |x: u64| w_nodes.binary_search(&x).expect("a listed W position") as u32;
-        let mut l_off = vec![0u32];
-        let mut l_adj = Vec::new();
-        let mut l_bad = Vec::new();
-        for (lens, adj, bad) in &parts {
-            let mut at = 0;
-            for &n in lens {
-                l_adj.extend(adj[at..at + n as usize].iter().map(|&x| local_w(x)));
-                at += n as usize;
-                l_off.push(l_adj.len() as u32);
-            }
-            l_bad.extend_from_slice(bad);
-        }
-        drop(parts);
-        // the W positions' moves into candidates
-        let parts: Vec<(Vec<u32>, Vec<u32>)> = w_nodes
-            .par_chunks(4096)
-            .map_init(Scratch::new, |s, chunk| {
-                let (mut lens, mut adj) = (Vec::new(), Vec::new());
-                for &i in chunk {
-                    let before = adj.len();
-                    if self.set_up(s, i, w) {
-                        self.each_quiet_move(s, i, |s, m, child| {
-                            // the candidates' bits first: most moves lead elsewhere
-                            if !work.cand.get(child) {
-                                return true;
+        let parents_w = self.values[w.index()];
+        added.par_extend(
+            fresh
+                .par_chunks(4096)
+                .map_init(Scratch::new, |s, chunk| {
+                    let mut out = Vec::new();
+                    for &d in chunk {
+                        let d = d.index();
+                        if !y.get(d) || !self.set_up(s, d, l) {
+                            continue;
+                        }
+                        // W's move into d checks when L stands in check in d
+                        let check = if s.pos.in_check_against(l, self.attackers[w.index()]) {
+                            CHECK_BIT
+                        } else {
+                            0
+                        };
+                        let found = self.collect_parents(s, d, l, parents_w);
+                        for &p in &found {
+                            if marks.get(p) && is_old(p) {
+                                out.push((p, d | check));
                             }
-                            if let Ok(d) = l_nodes.binary_search(&child) {
-                                let check = if self.gives_check(s, m) { CHECK_BIT } else { 0 };
-                                adj.push(d as u32 | check);
-                            }
-                            true
-                        });
+                        }
+                        s.parents = found;
                     }
-                    lens.push((adj.len() - before) as u32);
-                }
-                (lens, adj)
-            })
-            .collect();
-        let mut w_off = vec![0u32];
-        let mut w_adj = Vec::new();
-        for (lens, adj) in &parts {
-            let mut at = 0;
-            for &n in lens {
-                w_adj.extend_from_slice(&adj[at..at + n as usize]);
-                at += n as usize;
-                w_off.push(w_adj.len() as u32);
-            }
-        }
-        TrapGraph {
-            l_nodes,
-            l_off,
-            l_adj,
-            l_bad,
-            w_nodes,
-            w_off,
-            w_adj,
-        }
+                    out
+                })
+                .flatten_iter(),
+        );
+        w_moves.edges.extend(added);
+        w_moves.nodes = w_nodes;
+        marks.clear();
     }
 
     /// The members of a set that pass a test, in index order.
