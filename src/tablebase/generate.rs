@@ -181,8 +181,9 @@ fn with_solver<R>(
         let flipped = !child.is_canonical();
         let table = tb.table(child.canonical())?;
         // a sub-table is trusted only once every block of it has been checked; its entries
-        // are read directly from then on
-        table.load_all()?;
+        // are read through the threads' caches of decompressed blocks from then on, so that
+        // it is never held decompressed whole
+        table.check_all()?;
         // slot order of the sub-table: its red side first
         let first = if flipped { Color::Black } else { Color::Red };
         let from_slot: Vec<usize> = [first, !first]
@@ -490,7 +491,13 @@ impl Solver<'_> {
         let child_turn = if target.flipped { turn } else { !turn };
         let layout = target.table.layout();
         let index = layout.index(&child[..target.from_slot.len()]);
-        let c = target.table.code_of_checked(child_turn, index);
+        let c = match target.table.code_read(child_turn, index) {
+            Ok(c) => c,
+            Err(e) => {
+                self.fail(e);
+                return code::DRAW;
+            }
+        };
         if !code::is_decided(c)
             && c != code::DRAW
             && !(self.rules == Rules::Asian && code::is_rule(c))

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Acquire, Ordering::Release};
+use std::sync::atomic::{
+    AtomicBool, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use memmap2::Mmap;
@@ -43,7 +45,16 @@ pub struct Table {
     /// Compressed tables: recently decompressed blocks, in sets chosen by block number,
     /// the least recently used of a set replaced.
     cache: Vec<Mutex<CacheSet>>,
+    /// Distinguishes this table in the threads' block caches ([`Table::code_read`]).
+    id: u64,
 }
+
+/// The number given to the next table opened.
+static NEXT_TABLE_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Slots of a thread's cache of decompressed blocks for whole-table passes: 1,024 blocks,
+/// 4 MB of 4,096-entry blocks.
+const THREAD_SLOTS: usize = 1024;
 
 /// Blocks a set of the decompressed-block cache holds.
 const CACHE_WAYS: usize = 32;
@@ -61,6 +72,9 @@ struct CacheSet {
 thread_local! {
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         const { std::cell::RefCell::new(None) };
+    /// A thread's cache of decompressed blocks, direct-mapped: (table id and block, entries).
+    static THREAD_BLOCKS: std::cell::RefCell<Vec<(u64, Vec<u8>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl std::fmt::Debug for Table {
@@ -184,6 +198,7 @@ impl Table {
             blocks.len().min(capacity).div_ceil(CACHE_WAYS).max(1)
         };
         Ok(Table {
+            id: NEXT_TABLE_ID.fetch_add(1, Relaxed),
             decoded: OnceLock::new(),
             cache: (0..sets).map(|_| Mutex::new(CacheSet::default())).collect(),
             path: path.to_path_buf(),
@@ -437,6 +452,55 @@ impl Table {
     pub(crate) fn code_of_checked(&self, turn: Color, index: u64) -> u8 {
         debug_assert!(self.all_checked.load(Acquire));
         self.side_unchecked(turn)[index as usize]
+    }
+
+    /// The stored code of an entry of a table whose blocks were all checked
+    /// ([`Table::check_all`]), read through this thread's cache of decompressed blocks
+    /// when the table is compressed and not loaded whole: the generator's reads of its
+    /// sub-tables, which come in runs over nearby blocks (on 车马对车, 9.8 million reads
+    /// decompress fewer than 400 blocks).
+    #[inline]
+    pub(crate) fn code_read(&self, turn: Color, index: u64) -> Result<u8, TableError> {
+        debug_assert!(self.all_checked.load(Acquire));
+        if !self.compressed() || self.decoded.get().is_some() {
+            return Ok(self.code_of_checked(turn, index));
+        }
+        let b = turn.index() * self.header.blocks_per_side() as usize
+            + (index >> self.block_shift) as usize;
+        let key = (self.id << 40) | b as u64;
+        let at = (index & ((1 << self.block_shift) - 1)) as usize;
+        THREAD_BLOCKS.with(|slots| {
+            let mut slots = slots.borrow_mut();
+            if slots.is_empty() {
+                slots.resize_with(THREAD_SLOTS, || (u64::MAX, Vec::new()));
+            }
+            let slot = &mut slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize];
+            if slot.0 != key {
+                slot.0 = u64::MAX;
+                slot.1.resize(self.block_entries(b), 0);
+                self.decode_block(b, self.block_bytes(b), &mut slot.1)?;
+                slot.0 = key;
+            }
+            Ok(slot.1[at])
+        })
+    }
+
+    /// Whether some entry's code passes `test`, without keeping the table decompressed.
+    pub(crate) fn any_code(&self, test: impl Fn(u8) -> bool + Sync) -> Result<bool, TableError> {
+        self.check_all()?;
+        if !self.compressed() || self.decoded.get().is_some() {
+            return Ok(Color::ALL
+                .iter()
+                .any(|&turn| self.side_unchecked(turn).par_iter().any(|&c| test(c))));
+        }
+        (0..self.blocks.len())
+            .into_par_iter()
+            .map_init(Vec::new, |out, b| {
+                out.resize(self.block_entries(b), 0);
+                self.decode_block(b, self.block_bytes(b), out)?;
+                Ok(out.iter().any(|&c| test(c)))
+            })
+            .try_reduce(|| false, |a, b| Ok(a || b))
     }
 
     /// The value of a placed position (from [`placement`]) in this table, which must be

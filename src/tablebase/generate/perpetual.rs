@@ -160,13 +160,18 @@ impl<S: Slot> Rows<S> {
             .map(|&a| keep_adj(a.index()))
             .collect();
         let (mut n, mut e) = (first, base);
+        // row k's entries start where row k − 1's ended before compaction (`off[k]` may
+        // already hold the compacted offset)
+        let mut from = base;
         for (k, &keep) in (first..).zip(&nodes) {
+            let to = self.off[k + 1] as usize;
+            let row = from..to;
+            from = to;
             if !keep {
                 continue;
             }
-            let (from, to) = (self.off[k] as usize, self.off[k + 1] as usize);
             self.nodes[n] = self.nodes[k];
-            for j in from..to {
+            for j in row {
                 if adj[j - base] {
                     self.adj[e] = self.adj[j];
                     e += 1;
@@ -188,6 +193,11 @@ impl<S: Slot> Rows<S> {
                 "{total} checks of trap candidates, more than the generator's rows hold"
             ));
         }
+        // exactly what the rows need: growth by doubling would hold up to twice that
+        let nodes = parts.iter().map(|p| p.nodes.len()).sum::<usize>();
+        self.nodes.reserve_exact(nodes);
+        self.off.reserve_exact(nodes);
+        self.adj.reserve_exact(total - self.adj.len());
         for part in parts {
             let at = *self.off.last().expect("offsets start at 0");
             self.nodes.extend_from_slice(&part.nodes);
@@ -241,13 +251,7 @@ impl Solver<'_> {
         let mut sub_rules = [false; 2];
         for (target, piece) in self.captures.iter().zip(&self.pieces) {
             if let Some(target) = target {
-                for side in Color::ALL {
-                    sub_rules[piece.color.index()] |= target
-                        .table
-                        .checked_side(side)?
-                        .par_iter()
-                        .any(|&c| code::is_rule(c));
-                }
+                sub_rules[piece.color.index()] |= target.table.any_code(code::is_rule)?;
             }
         }
         for winner in Color::ALL {
@@ -991,5 +995,40 @@ impl Solver<'_> {
                 out
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pruning_rows_keeps_each_row_its_own_entries() {
+        let mut rows = Rows::<u32>::new();
+        rows.push(10, &[1, 2, 3]);
+        rows.push(11, &[4, 5]);
+        rows.push(12, &[6]);
+        rows.push(13, &[7, 8, 9]);
+        rows.push(14, &[]);
+        // drop node 12 and the entries 2, 5 and 8
+        rows.prune(0, |n| n != 12, |a| a % 3 != 2);
+        let got: Vec<(u32, Vec<u32>)> = (0..rows.nodes.len())
+            .map(|k| (rows.nodes[k], rows.row(k).to_vec()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (10, vec![1, 3]),
+                (11, vec![4]),
+                (13, vec![7, 9]),
+                (14, vec![]),
+            ]
+        );
+        // from the second row on only
+        rows.push(15, &[20, 23, 21]);
+        rows.prune(2, |_| true, |a| a != 23);
+        assert_eq!(rows.row(0), &[1, 3]);
+        assert_eq!(rows.row(2), &[7, 9]);
+        assert_eq!(rows.row(4), &[20, 21]);
     }
 }
