@@ -207,6 +207,13 @@ impl<S: Slot> Rows<S> {
         Ok(())
     }
 
+    /// Gives back the room its vectors grew beyond what they hold.
+    fn shrink(&mut self) {
+        self.nodes.shrink_to_fit();
+        self.off.shrink_to_fit();
+        self.adj.shrink_to_fit();
+    }
+
     /// Adds a row: `node` and the indices in `adj`.
     fn push(&mut self, node: u64, adj: &[u64]) {
         self.nodes.push(S::of(node));
@@ -590,6 +597,7 @@ impl Solver<'_> {
                         }
                     }
                 }
+                rows.shrink();
                 rows
             })
             .collect();
@@ -734,6 +742,7 @@ impl Solver<'_> {
                         s.row = row;
                     }
                 }
+                rows.shrink();
                 rows
             })
             .collect()
@@ -831,6 +840,7 @@ impl Solver<'_> {
     ) -> Result<u64, TableError> {
         let l = !w;
         let first_new = self.add_rows(w, rows, fresh)?;
+        give_back_freed_memory();
         let (z, zw) = (self.found[l.index()], self.found[w.index()]);
         let y = &work.dirty;
         y.clear();
@@ -995,6 +1005,22 @@ impl Solver<'_> {
                 out
             })
             .collect()
+    }
+}
+
+/// Asks the allocator to return the memory freed so far to the system: the candidates' rows
+/// are gathered in many small vectors, freed once joined, which the allocator would
+/// otherwise keep for the rest of the build.
+fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: glibc's malloc_trim only releases free memory; it touches no live object.
+        unsafe {
+            malloc_trim(0);
+        }
     }
 }
 
