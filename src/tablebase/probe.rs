@@ -52,9 +52,9 @@ pub struct Table {
 /// The number given to the next table opened.
 static NEXT_TABLE_ID: AtomicU64 = AtomicU64::new(0);
 
-/// Slots of a thread's cache of decompressed blocks for whole-table passes: 1,024 blocks,
-/// 4 MB of 4,096-entry blocks.
-const THREAD_SLOTS: usize = 1024;
+/// Slots of a thread's cache of decompressed blocks for whole-table passes: 256 blocks,
+/// 1 MB of 4,096-entry blocks.
+const THREAD_SLOTS: usize = 256;
 
 /// Blocks a set of the decompressed-block cache holds.
 const CACHE_WAYS: usize = 32;
@@ -457,8 +457,8 @@ impl Table {
     /// The stored code of an entry of a table whose blocks were all checked
     /// ([`Table::check_all`]), read through this thread's cache of decompressed blocks
     /// when the table is compressed and not loaded whole: the generator's reads of its
-    /// sub-tables, which come in runs over nearby blocks (on 车马对车, 9.8 million reads
-    /// decompress fewer than 400 blocks).
+    /// sub-tables, which come in runs over nearby blocks (building 车马对车 reads them 9.8
+    /// million times; a cache of 1,024 blocks would decompress fewer than 400).
     #[inline]
     pub(crate) fn code_read(&self, turn: Color, index: u64) -> Result<u8, TableError> {
         debug_assert!(self.all_checked.load(Acquire));
@@ -474,7 +474,7 @@ impl Table {
             if slots.is_empty() {
                 slots.resize_with(THREAD_SLOTS, || (u64::MAX, Vec::new()));
             }
-            let slot = &mut slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize];
+            let slot = &mut slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize];
             if slot.0 != key {
                 slot.0 = u64::MAX;
                 slot.1.resize(self.block_entries(b), 0);
