@@ -62,9 +62,6 @@ const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < TO_COUNT as u32);
 /// Entries per block of the values kept aside.
 const ASIDE_BLOCK: usize = 1 << 20;
 
-/// In a W position's list of moves into candidates: the move checks.
-const CHECK_BIT: u64 = 1 << 63;
-
 /// Whether a code of a position with W to move (of this table, or of a sub-table after a
 /// capture) is won for W: by mate, by rule, or found so in the stage being computed.
 #[inline]
@@ -102,7 +99,7 @@ struct Rows<S> {
 }
 
 /// An entry index as [`Rows`] stores it: in 32 bits where the table's sides allow.
-trait Slot: Copy + Send + Sync {
+trait Slot: Copy + Ord + Send + Sync {
     fn of(index: u64) -> Self;
     fn index(self) -> u64;
 }
@@ -223,13 +220,16 @@ impl<S: Slot> Rows<S> {
 }
 
 /// The moves of the W positions the candidates' checks lead to into candidates, as
-/// (W position, candidate with [`CHECK_BIT`] set for a check) pairs, and those W
+/// (W position, candidate) pairs, those that do not check and those that do, and those W
 /// positions in index order. Kept from stage to stage of one winner like [`Rows`].
-#[derive(Default)]
-struct WMoves {
-    nodes: Vec<u64>,
-    edges: Vec<(u64, u64)>,
+struct WMoves<S> {
+    nodes: Vec<S>,
+    quiet: Vec<(S, S)>,
+    checks: Vec<(S, S)>,
 }
+
+/// Quiet moves and checks into candidates, gathered by one thread.
+type MovePairs<S> = (Vec<(S, S)>, Vec<(S, S)>);
 
 /// What [`Solver::open_moves`] finds about a loser's position.
 struct Open {
@@ -401,7 +401,11 @@ impl Solver<'_> {
         frontier_l.clear();
         frontier_w.clear();
         let mut rows = Rows::<S>::new();
-        let mut w_moves = WMoves::default();
+        let mut w_moves = WMoves::<S> {
+            nodes: Vec::new(),
+            quiet: Vec::new(),
+            checks: Vec::new(),
+        };
         let mut stage = 0;
         let trace = std::env::var_os("CANJU_TRACE").is_some();
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
@@ -835,7 +839,7 @@ impl Solver<'_> {
         w: Color,
         work: &Work,
         rows: &mut Rows<S>,
-        w_moves: &mut WMoves,
+        w_moves: &mut WMoves<S>,
         fresh: Vec<Rows<S>>,
     ) -> Result<u64, TableError> {
         let l = !w;
@@ -850,15 +854,19 @@ impl Solver<'_> {
         rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
         let w_nodes = self.members(zw, |_| true);
         self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
-        let edges = &w_moves.edges;
+        let (quiet, checks) = (&w_moves.quiet, &w_moves.checks);
         loop {
             z.clear();
             loop {
                 zw.clear();
-                edges.par_iter().for_each(|&(p, e)| {
-                    let d = e & !CHECK_BIT;
-                    if y.get(d) && (e & CHECK_BIT == 0 || z.get(d)) {
-                        zw.set(p);
+                quiet.par_iter().for_each(|&(p, d)| {
+                    if y.get(d.index()) {
+                        zw.set(p.index());
+                    }
+                });
+                checks.par_iter().for_each(|&(p, d)| {
+                    if y.get(d.index()) && z.get(d.index()) {
+                        zw.set(p.index());
                     }
                 });
                 let grew = AtomicBool::new(false);
@@ -918,7 +926,7 @@ impl Solver<'_> {
     fn update_w_moves<S: Slot>(
         &self,
         w: Color,
-        w_moves: &mut WMoves,
+        w_moves: &mut WMoves<S>,
         w_nodes: Vec<u64>,
         fresh: &[S],
         y: &Bits,
@@ -928,62 +936,62 @@ impl Solver<'_> {
         // the positions still listed, one bit each
         marks.clear();
         w_nodes.par_iter().for_each(|&p| marks.set(p));
-        w_moves
-            .edges
-            .retain(|&(p, e)| marks.get(p) && y.get(e & !CHECK_BIT));
+        let keep = |&(p, d): &(S, S)| marks.get(p.index()) && y.get(d.index());
+        w_moves.quiet.retain(keep);
+        w_moves.checks.retain(keep);
         let old = std::mem::take(&mut w_moves.nodes);
-        let is_old = |p: u64| old.binary_search(&p).is_ok();
-        let mut added: Vec<(u64, u64)> = w_nodes
-            .par_chunks(4096)
-            .map_init(Scratch::new, |s, chunk| {
-                let mut out = Vec::new();
-                for &p in chunk {
-                    if is_old(p) || !self.set_up(s, p, w) {
-                        continue;
-                    }
-                    self.each_quiet_move(s, p, |s, m, child| {
-                        if y.get(child) {
-                            let check = if self.gives_check(s, m) { CHECK_BIT } else { 0 };
-                            out.push((p, child | check));
-                        }
-                        true
-                    });
+        let is_old = |p: u64| old.binary_search(&S::of(p)).is_ok();
+        let forward = w_nodes.par_chunks(4096).map_init(Scratch::new, |s, chunk| {
+            let mut out: MovePairs<S> = (Vec::new(), Vec::new());
+            for &p in chunk {
+                if is_old(p) || !self.set_up(s, p, w) {
+                    continue;
                 }
-                out
-            })
-            .flatten_iter()
-            .collect();
-        let parents_w = self.values[w.index()];
-        added.par_extend(
-            fresh
-                .par_chunks(4096)
-                .map_init(Scratch::new, |s, chunk| {
-                    let mut out = Vec::new();
-                    for &d in chunk {
-                        let d = d.index();
-                        if !y.get(d) || !self.set_up(s, d, l) {
-                            continue;
-                        }
-                        // W's move into d checks when L stands in check in d
-                        let check = if s.pos.in_check_against(l, self.attackers[w.index()]) {
-                            CHECK_BIT
+                self.each_quiet_move(s, p, |s, m, child| {
+                    if y.get(child) {
+                        let pair = (S::of(p), S::of(child));
+                        if self.gives_check(s, m) {
+                            out.1.push(pair);
                         } else {
-                            0
-                        };
-                        let found = self.collect_parents(s, d, l, parents_w);
-                        for &p in &found {
-                            if marks.get(p) && is_old(p) {
-                                out.push((p, d | check));
-                            }
+                            out.0.push(pair);
                         }
-                        s.parents = found;
                     }
-                    out
-                })
-                .flatten_iter(),
-        );
-        w_moves.edges.extend(added);
-        w_moves.nodes = w_nodes;
+                    true
+                });
+            }
+            out
+        });
+        let parents_w = self.values[w.index()];
+        let backward = fresh.par_chunks(4096).map_init(Scratch::new, |s, chunk| {
+            let mut out: MovePairs<S> = (Vec::new(), Vec::new());
+            for &d in chunk {
+                let d = d.index();
+                if !y.get(d) || !self.set_up(s, d, l) {
+                    continue;
+                }
+                // W's move into d checks when L stands in check in d
+                let check = s.pos.in_check_against(l, self.attackers[w.index()]);
+                let found = self.collect_parents(s, d, l, parents_w);
+                for &p in &found {
+                    if marks.get(p) && is_old(p) {
+                        let pair = (S::of(p), S::of(d));
+                        if check {
+                            out.1.push(pair);
+                        } else {
+                            out.0.push(pair);
+                        }
+                    }
+                }
+                s.parents = found;
+            }
+            out
+        });
+        let added: Vec<MovePairs<S>> = forward.chain(backward).collect();
+        for (quiet, checks) in added {
+            w_moves.quiet.extend(quiet);
+            w_moves.checks.extend(checks);
+        }
+        w_moves.nodes = w_nodes.into_iter().map(S::of).collect();
         marks.clear();
     }
 
