@@ -523,22 +523,23 @@ difficulty = 4
     )
     .unwrap();
     let tables = dir.0.join("tables");
-    let check = |rules: &str| {
-        canju(&[
+    // the command, with this test's puzzles and tables
+    let (puzzles, tables) = (collections.to_str().unwrap(), tables.to_str().unwrap());
+    let args =
+        |command: &[&'static str]| [command, &["--puzzles", puzzles, "--dir", tables]].concat();
+    let check = |rules: &'static str| {
+        let a = args(&[
             "puzzle",
             "check",
             "perpetual-001",
             "马５进３",
             "马３进２",
             "马２退３",
-            "--puzzles",
-            collections.to_str().unwrap(),
-            "--dir",
-            tables.to_str().unwrap(),
             "--rules",
             rules,
             "--json",
-        ])
+        ]);
+        canju(&a)
     };
     // without the rule, the checks hold the draw
     let o = check("none");
@@ -562,16 +563,8 @@ difficulty = 4
     );
     assert!(j["refutation"].is_string(), "{j}");
     // the default is the rule set players play under
-    let o = canju(&[
-        "puzzle",
-        "check",
-        "perpetual-001",
-        "马５进３",
-        "--puzzles",
-        collections.to_str().unwrap(),
-        "--dir",
-        tables.to_str().unwrap(),
-    ]);
+    let a = args(&["puzzle", "check", "perpetual-001", "马５进３"]);
+    let o = canju(&a);
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -579,19 +572,8 @@ difficulty = 4
         "{text}"
     );
     // played: the rule set is named, and neither hint nor solution invents a holding move
-    let o = canju_with_input(
-        &[
-            "puzzle",
-            "play",
-            "perpetual-001",
-            "--puzzles",
-            collections.to_str().unwrap(),
-            "--dir",
-            tables.to_str().unwrap(),
-        ],
-        "hint\nsolution\nquit\n",
-        &dir.0,
-    );
+    let a = args(&["puzzle", "play", "perpetual-001"]);
+    let o = canju_with_input(&a, "hint\nsolution\nquit\n", &dir.0);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("rules: asian"), "{text}");
     assert!(

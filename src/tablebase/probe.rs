@@ -457,8 +457,7 @@ impl Table {
     /// The stored code of an entry of a table whose blocks were all checked
     /// ([`Table::check_all`]), read through this thread's cache of decompressed blocks
     /// when the table is compressed and not loaded whole: the generator's reads of its
-    /// sub-tables, which come in runs over nearby blocks (building 车马对车 reads them 9.8
-    /// million times; a cache of 1,024 blocks would decompress fewer than 400).
+    /// sub-tables, which come in runs over nearby blocks.
     #[inline]
     pub(crate) fn code_read(&self, turn: Color, index: u64) -> Result<u8, TableError> {
         debug_assert!(self.all_checked.load(Acquire));

@@ -231,6 +231,18 @@ struct WMoves<S> {
 /// Quiet moves and checks into candidates, gathered by one thread.
 type MovePairs<S> = (Vec<(S, S)>, Vec<(S, S)>);
 
+/// The threads' rows, each shrunk to what it holds, the empty ones left out.
+fn shrunk<S: Slot>(parts: Vec<Rows<S>>) -> Vec<Rows<S>> {
+    parts
+        .into_iter()
+        .filter(|r| !r.nodes.is_empty())
+        .map(|mut r| {
+            r.shrink();
+            r
+        })
+        .collect()
+}
+
 /// What [`Solver::open_moves`] finds about a loser's position.
 struct Open {
     /// Its moves into positions not won for W.
@@ -330,9 +342,29 @@ impl Solver<'_> {
         turn: Color,
         f: impl Fn(&mut Scratch, u64) + Sync + Send,
     ) {
+        self.fold_members(
+            bits,
+            || (),
+            |s, i, _| {
+                if self.set_up(s, i, turn) {
+                    f(s, i);
+                }
+            },
+        );
+    }
+
+    /// Runs `f` on every member of `bits` in parallel, each chunk of entries gathering
+    /// into its own `R` (made by `new`); returns them in index order.
+    fn fold_members<R: Send>(
+        &self,
+        bits: &Bits,
+        new: impl Fn() -> R + Sync + Send,
+        f: impl Fn(&mut Scratch, u64, &mut R) + Sync + Send,
+    ) -> Vec<R> {
         (0..self.chunks())
             .into_par_iter()
-            .for_each_init(Scratch::new, |s, chunk| {
+            .map_init(Scratch::new, |s, chunk| {
+                let mut out = new();
                 let start = (chunk * CHUNK / 64) as usize;
                 let end = (((chunk + 1) * CHUNK).min(self.layout.size())).div_ceil(64) as usize;
                 for w in start..end {
@@ -340,28 +372,42 @@ impl Solver<'_> {
                     while word != 0 {
                         let i = w as u64 * 64 + word.trailing_zeros() as u64;
                         word &= word - 1;
-                        if self.set_up(s, i, turn) {
-                            f(s, i);
-                        }
+                        f(s, i, &mut out);
                     }
                 }
-            });
+                out
+            })
+            .collect()
     }
 
     /// Runs `f` on every entry of `turn`'s side whose code is `c`, in parallel.
     fn for_code(&self, turn: Color, c: u8, f: impl Fn(&mut Scratch, u64) + Sync + Send) {
+        self.fold_code(turn, c, || (), |s, i, _| f(s, i));
+    }
+
+    /// Runs `f` on every entry of `turn`'s side whose code is `c`, set up in the scratch,
+    /// in parallel, each chunk of entries gathering into its own `R` (made by `new`).
+    fn fold_code<R: Send>(
+        &self,
+        turn: Color,
+        c: u8,
+        new: impl Fn() -> R + Sync + Send,
+        f: impl Fn(&mut Scratch, u64, &mut R) + Sync + Send,
+    ) -> Vec<R> {
         let cells = self.values[turn.index()];
         (0..self.chunks())
             .into_par_iter()
-            .for_each_init(Scratch::new, |s, chunk| {
+            .map_init(Scratch::new, |s, chunk| {
+                let mut out = new();
                 let start = chunk * CHUNK;
-                let end = (start + CHUNK).min(self.layout.size());
-                for i in start..end {
+                for i in start..(start + CHUNK).min(self.layout.size()) {
                     if cells[i as usize].load(Relaxed) == c && self.set_up(s, i, turn) {
-                        f(s, i);
+                        f(s, i, &mut out);
                     }
                 }
-            });
+                out
+            })
+            .collect()
     }
 
     fn rule_wins<S: Slot>(
@@ -570,41 +616,30 @@ impl Solver<'_> {
         let l = !w;
         let zeros = AtomicU64::new(0);
         let cells = self.values[l.index()];
-        let rows = (0..self.chunks())
-            .into_par_iter()
-            .map_init(Scratch::new, |s, chunk| {
-                let mut rows = Rows::new();
-                let start = chunk * CHUNK;
-                for i in start..(start + CHUNK).min(self.layout.size()) {
-                    let cell = &cells[i as usize];
-                    if cell.load(Relaxed) != TO_COUNT || !self.set_up(s, i, l) {
-                        continue;
-                    }
-                    if !eager && self.quiet_escape(s, i, w) {
-                        continue;
-                    }
-                    match self.open_moves(s, i, w, eager, true) {
-                        None => cell.store(NEVER, Relaxed),
-                        Some(o) if o.count == 0 => {
-                            cell.store(PENDING_LOSS, Relaxed);
-                            frontier.set(i);
-                            zeros.fetch_add(1, Relaxed);
-                        }
-                        Some(o) => {
-                            cell.store(o.count, Relaxed);
-                            if !o.quiet_escape {
-                                work.cand.set(i);
-                                if !o.loser_wins {
-                                    rows.push(i, &s.row);
-                                }
-                            }
+        let rows = self.fold_code(l, TO_COUNT, Rows::new, |s, i, rows| {
+            if !eager && self.quiet_escape(s, i, w) {
+                return;
+            }
+            let cell = &cells[i as usize];
+            match self.open_moves(s, i, w, eager, true) {
+                None => cell.store(NEVER, Relaxed),
+                Some(o) if o.count == 0 => {
+                    cell.store(PENDING_LOSS, Relaxed);
+                    frontier.set(i);
+                    zeros.fetch_add(1, Relaxed);
+                }
+                Some(o) => {
+                    cell.store(o.count, Relaxed);
+                    if !o.quiet_escape {
+                        work.cand.set(i);
+                        if !o.loser_wins {
+                            rows.push(i, &s.row);
                         }
                     }
                 }
-                rows.shrink();
-                rows
-            })
-            .collect();
+            }
+        });
+        let rows = shrunk(rows);
         (zeros.load(Relaxed), rows)
     }
 
@@ -700,56 +735,42 @@ impl Solver<'_> {
     /// candidate for a trap once none of them is left. Returns the new candidates' rows.
     fn update_candidates<S: Slot>(&self, w: Color, work: &Work) -> Vec<Rows<S>> {
         let l = !w;
-        (0..self.chunks())
-            .into_par_iter()
-            .map_init(Scratch::new, |s, chunk| {
-                let mut rows = Rows::new();
-                let start = (chunk * CHUNK / 64) as usize;
-                let end = (((chunk + 1) * CHUNK).min(self.layout.size())).div_ceil(64) as usize;
-                for word_at in start..end {
-                    let mut word = work.dirty.0[word_at].load(Relaxed);
-                    while word != 0 {
-                        let i = word_at as u64 * 64 + word.trailing_zeros() as u64;
-                        word &= word - 1;
-                        if work.cand.get(i)
-                            || !open(self.values[l.index()][i as usize].load(Relaxed))
-                            || !self.set_up(s, i, l)
-                        {
-                            continue;
-                        }
-                        let mut escapes = false;
-                        let mut loser_wins = false;
-                        let mut row = std::mem::take(&mut s.row);
-                        row.clear();
-                        self.each_quiet_move(s, i, |s, m, child| {
-                            let c = self.values[w.index()][child as usize].load(Relaxed);
-                            if won(c) {
-                                return true;
-                            }
-                            if !self.gives_check(s, m) {
-                                escapes = true;
-                                return false;
-                            }
-                            if c == code::DRAW {
-                                row.push(child);
-                            } else {
-                                loser_wins = true;
-                            }
-                            true
-                        });
-                        if !escapes {
-                            work.cand.set(i);
-                            if !loser_wins {
-                                rows.push(i, &row);
-                            }
-                        }
-                        s.row = row;
-                    }
+        let rows = self.fold_members(&work.dirty, Rows::new, |s, i, rows| {
+            if work.cand.get(i)
+                || !open(self.values[l.index()][i as usize].load(Relaxed))
+                || !self.set_up(s, i, l)
+            {
+                return;
+            }
+            let mut escapes = false;
+            let mut loser_wins = false;
+            let mut row = std::mem::take(&mut s.row);
+            row.clear();
+            self.each_quiet_move(s, i, |s, m, child| {
+                let c = self.values[w.index()][child as usize].load(Relaxed);
+                if won(c) {
+                    return true;
                 }
-                rows.shrink();
-                rows
-            })
-            .collect()
+                if !self.gives_check(s, m) {
+                    escapes = true;
+                    return false;
+                }
+                if c == code::DRAW {
+                    row.push(child);
+                } else {
+                    loser_wins = true;
+                }
+                true
+            });
+            if !escapes {
+                work.cand.set(i);
+                if !loser_wins {
+                    rows.push(i, &row);
+                }
+            }
+            s.row = row;
+        });
+        shrunk(rows)
     }
 
     /// Gives the positions won for W in this stage their codes at `level`; returns how many.
