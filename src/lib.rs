@@ -36,6 +36,7 @@ pub mod moves;
 pub mod perft;
 pub mod piece;
 pub mod position;
+mod prefetch;
 pub mod square;
 pub mod tablebase;
 mod tables;

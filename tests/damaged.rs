@@ -320,7 +320,9 @@ fn raw_tables_of_earlier_versions_are_still_read() {
 }
 
 /// Probing through a cache far smaller than the table (one set of 32 blocks for 110)
-/// evicts and decompresses again and again; every entry still reads as the whole table.
+/// evicts and decompresses again and again; through a cache with room for every block,
+/// each block is decompressed once and read without a lock. Every entry still reads as
+/// the whole table decompressed at once.
 #[test]
 fn a_small_block_cache_reads_every_entry_right() {
     let d = TempDir::new("small-cache");
@@ -330,12 +332,18 @@ fn a_small_block_cache_reads_every_entry_right() {
     let t = whole.table(m).unwrap();
     let small = Tablebase::new(&d.0).with_cache_mb(0);
     let s = small.table(m).unwrap();
+    let roomy = Tablebase::new(&d.0).with_cache_mb(64);
+    let r = roomy.table(m).unwrap();
     assert!(s.block_count() > 100, "{}", s.block_count());
     for turn in [Color::Red, Color::Black] {
         let side = t.checked_side(turn).unwrap();
         // forwards and backwards, so that sets fill, age and are replaced
         for i in (0..side.len()).chain((0..side.len()).rev()).step_by(3) {
+            // a prefetch is only a hint, before the block is there or after
+            r.prefetch(turn, i as u64);
             assert_eq!(s.code(turn, i as u64).unwrap(), side[i], "{turn:?} {i}");
+            assert_eq!(r.code(turn, i as u64).unwrap(), side[i], "{turn:?} {i}");
         }
+        r.prefetch(turn, side.len() as u64 + 5);
     }
 }

@@ -38,19 +38,20 @@ pub fn moves(
     let pos = position_arg(fen)?;
     let style = Style { ascii_digits };
     let legal = pos.legal_moves();
+    let namer = notation::MoveNamer::new(&pos);
     if json {
         let list: Vec<MoveTexts> = legal
             .iter()
             .map(|&m| MoveTexts {
-                iccs: notation::format_move(&pos, m, Notation::Iccs, style),
-                wxf: notation::format_move(&pos, m, Notation::Wxf, style),
-                chinese: notation::format_move(&pos, m, Notation::Chinese, style),
+                iccs: namer.name(m, Notation::Iccs, style),
+                wxf: namer.name(m, Notation::Wxf, style),
+                chinese: namer.name(m, Notation::Chinese, style),
             })
             .collect();
         super::print_json(&list)?;
     } else {
         for &m in legal.iter() {
-            outln!("{}", notation::format_move(&pos, m, notation, style));
+            outln!("{}", namer.name(m, notation, style));
         }
     }
     Ok(())

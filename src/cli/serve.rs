@@ -465,14 +465,15 @@ async fn moves(q: Result<Query<MovesQuery>, QueryRejection>) -> ApiResult {
     let played = list_arg(&q.play);
     let pos = play_moves(fen_arg(&q.fen)?, &played)?;
     let style = Style::default();
+    let namer = notation::MoveNamer::new(&pos);
     let legal: Vec<JsonValue> = pos
         .legal_moves()
         .iter()
         .map(|&m| {
             json!({
                 "iccs": m.to_string(),
-                "chinese": notation::format_move(&pos, m, Notation::Chinese, style),
-                "wxf": notation::format_move(&pos, m, Notation::Wxf, style),
+                "chinese": namer.name(m, Notation::Chinese, style),
+                "wxf": namer.name(m, Notation::Wxf, style),
             })
         })
         .collect();

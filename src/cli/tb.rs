@@ -820,6 +820,7 @@ pub fn probe_json(
     let value = tb.probe(pos)?;
     let moves = tb.rank_moves(pos)?;
     let style = Style::default();
+    let namer = notation::MoveNamer::new(pos);
     let over = |p: &Position| -> Result<bool, canju::tablebase::TableError> {
         if limit { over_limit(tb, p) } else { Ok(false) }
     };
@@ -846,8 +847,8 @@ pub fn probe_json(
             .zip(move_over)
             .map(|(r, beyond_move_limit)| MoveJson {
                 iccs: r.mv.to_string(),
-                wxf: notation::format_move(pos, r.mv, Notation::Wxf, style),
-                chinese: notation::format_move(pos, r.mv, Notation::Chinese, style),
+                wxf: namer.name(r.mv, Notation::Wxf, style),
+                chinese: namer.name(r.mv, Notation::Chinese, style),
                 verdict: r.value.verdict(),
                 plies: r.value.plies(),
                 by_rule: rule_level(r.value),

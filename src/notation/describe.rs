@@ -94,12 +94,28 @@ fn like_on_file(pos: &Position, piece: Piece, sq: Square) -> Vec<Rank> {
     ranks
 }
 
+/// How many like pieces stand on `sq`'s file, and how many of them stand in front of `sq`
+/// (from the mover's side): [`like_on_file`]'s length and `sq`'s place in it, without a list.
+fn count_on_file(pos: &Position, piece: Piece, sq: Square) -> (u8, u8) {
+    let (mut count, mut ahead) = (0u8, 0u8);
+    for r in Rank::all() {
+        if pos.piece_at(Square::from_coords(sq.file(), r)) == Some(piece) {
+            count += 1;
+            let in_front = match piece.color {
+                Color::Red => r.index() > sq.rank().index(),
+                Color::Black => r.index() < sq.rank().index(),
+            };
+            ahead += u8::from(in_front);
+        }
+    }
+    (count, ahead)
+}
+
 pub(crate) fn facts(pos: &Position, m: Move) -> Facts {
     let from = m.from();
     let piece = pos.piece_at(from).expect("a piece on the move's origin");
     let us = piece.color;
-    let ranks = like_on_file(pos, piece, from);
-    let place = ranks.iter().position(|&r| r == from.rank()).unwrap_or(0) as u8;
+    let (on_file, place) = count_on_file(pos, piece, from);
     let dr = (m.to().rank().index() as i8 - from.rank().index() as i8) * us.forward();
     let direction = match dr.signum() {
         1 => Direction::Forward,
@@ -119,12 +135,12 @@ pub(crate) fn facts(pos: &Position, m: Move) -> Facts {
     let lone_on_file_3 = piece.kind == Kind::Soldier
         && crate::square::File::from_number(us, 3)
             .and_then(|f| Some(Square::from_coords(f, Rank::new(0)?)))
-            .is_some_and(|s| like_on_file(pos, piece, s).len() == 1);
+            .is_some_and(|s| count_on_file(pos, piece, s).0 == 1);
     Facts {
         kind: piece.kind,
         lone_on_file_3,
         file: from.file().number_for(us),
-        on_file: ranks.len() as u8,
+        on_file,
         place,
         tandem_ordinal,
         direction,
@@ -134,6 +150,17 @@ pub(crate) fn facts(pos: &Position, m: Move) -> Facts {
 
 fn soldier_tandem_ordinal(pos: &Position, soldier: Piece, sq: Square) -> Option<u8> {
     let us = soldier.color;
+    // the common case first, without lists: fewer than two files hold two soldiers
+    let doubled = (0..9)
+        .filter_map(crate::square::File::new)
+        .filter(|&f| {
+            Rank::new(0)
+                .is_some_and(|r| count_on_file(pos, soldier, Square::from_coords(f, r)).0 >= 2)
+        })
+        .count();
+    if doubled < 2 {
+        return None;
+    }
     let mut files: Vec<(u8, Vec<Rank>)> = (1..=9)
         .filter_map(|n| {
             let file = crate::square::File::from_number(us, n)?;
@@ -208,9 +235,12 @@ impl Description {
 pub(crate) fn resolve(pos: &Position, desc: &Description) -> Result<Move, Reason> {
     let mut pseudo = MoveList::new();
     pos.pseudo_moves(&mut pseudo);
+    let kind = desc.kind.unwrap_or(Kind::Soldier);
     let matching: Vec<Move> = pseudo
         .iter()
         .copied()
+        // the piece's kind first: a cheap test that spares most moves their facts
+        .filter(|&m| pos.piece_at(m.from()).is_some_and(|p| p.kind == kind))
         .filter(|&m| desc.matches(&facts(pos, m)))
         .collect();
     if matching.is_empty() {
@@ -327,17 +357,26 @@ fn candidates(f: &Facts, notation: Notation) -> Vec<Description> {
         .collect()
 }
 
-/// Writes a move in the first preferred form that reads back to exactly this move.
+/// Writes a move in the first preferred form that no other legal move matches, which
+/// therefore reads back to exactly this move (the property tests read every move written
+/// back; debug builds check each one here too). `legal` holds every legal move of `pos`
+/// with its facts.
 pub(crate) fn write_unique(
     pos: &Position,
+    legal: &[(Move, Facts)],
     m: Move,
     write: impl Fn(&Description) -> String,
     notation: Notation,
 ) -> String {
-    let f = facts(pos, m);
+    let Some(&(_, f)) = legal.iter().find(|(x, _)| *x == m) else {
+        // not a legal move: ICCS is exact
+        return m.to_string();
+    };
     for d in candidates(&f, notation) {
-        let text = write(&d);
-        if parse_move_as(pos, &text, notation) == Ok(m) {
+        let mut matching = legal.iter().filter(|(_, g)| d.matches(g));
+        if matching.next().is_some_and(|(x, _)| *x == m) && matching.next().is_none() {
+            let text = write(&d);
+            debug_assert_eq!(parse_move_as(pos, &text, notation), Ok(m), "{text}");
             return text;
         }
     }

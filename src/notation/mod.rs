@@ -3,7 +3,8 @@
 //! [`parse_move`] detects the notation by itself. WXF and Chinese texts are read into a
 //! [`Description`] (which piece, which way, how far) and matched against the moves of the
 //! position, so every accepted variant resolves the same way; [`format_move`] writes the
-//! preferred form and checks that it reads back to the same move.
+//! first preferred form that no other legal move matches (so that it reads back to the same
+//! move), and [`MoveNamer`] does the same for many moves of one position.
 
 mod chinese;
 mod describe;
@@ -132,17 +133,46 @@ pub fn parse_move_as(
     }
 }
 
-/// Writes a legal move of `pos` in a notation.
+/// Writes a legal move of `pos` in a notation (a move that is not legal is written in
+/// ICCS). To write many moves of one position, [`MoveNamer`] generates its moves once.
 pub fn format_move(pos: &Position, m: Move, notation: Notation, style: Style) -> String {
     match notation {
         Notation::Iccs => m.to_string(),
-        Notation::Wxf => describe::write_unique(pos, m, wxf::write, Notation::Wxf),
-        Notation::Chinese => describe::write_unique(
-            pos,
-            m,
-            |d| chinese::write(d, pos.turn(), style),
-            Notation::Chinese,
-        ),
+        _ => MoveNamer::new(pos).name(m, notation, style),
+    }
+}
+
+/// Writes moves of one position: its legal moves, and what the notations can say of each,
+/// are found once (a probe names every move of a position in two notations).
+pub struct MoveNamer<'a> {
+    pos: &'a Position,
+    legal: Vec<(Move, describe::Facts)>,
+}
+
+impl<'a> MoveNamer<'a> {
+    pub fn new(pos: &'a Position) -> MoveNamer<'a> {
+        let legal = pos
+            .legal_moves()
+            .iter()
+            .map(|&m| (m, describe::facts(pos, m)))
+            .collect();
+        MoveNamer { pos, legal }
+    }
+
+    /// A legal move of the position in a notation, as [`format_move`] writes it.
+    pub fn name(&self, m: Move, notation: Notation, style: Style) -> String {
+        let pos = self.pos;
+        match notation {
+            Notation::Iccs => m.to_string(),
+            Notation::Wxf => describe::write_unique(pos, &self.legal, m, wxf::write, notation),
+            Notation::Chinese => describe::write_unique(
+                pos,
+                &self.legal,
+                m,
+                |d| chinese::write(d, pos.turn(), style),
+                notation,
+            ),
+        }
     }
 }
 

@@ -163,17 +163,7 @@ impl Tt {
     /// Prefetches a position's slot.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.slot(key).as_ptr() as *const i8;
-            // SAFETY: prefetching is a hint with no effect on memory; the address comes
-            // from a live reference.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        crate::prefetch::prefetch(self.slot(key).as_ptr());
     }
 }
 

@@ -228,20 +228,11 @@ fn with_solver<R>(
 /// cache misses overlap instead of following one another.
 #[inline(always)]
 fn prefetch(cells: &[AtomicU8], indices: &[u64]) {
-    #[cfg(target_arch = "x86_64")]
     for &i in indices {
         if let Some(cell) = cells.get(i as usize) {
-            // SAFETY: prefetching is a hint with no effect on memory; the address comes
-            // from a live reference.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    cell.as_ptr() as *const i8,
-                );
-            }
+            crate::prefetch::prefetch(cell.as_ptr());
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (cells, indices);
 }
 
 fn attackers_of(side: crate::material::Side) -> Attackers {

@@ -42,9 +42,8 @@ pub struct Table {
     block_shift: u32,
     /// Compressed tables: both sides' entries, red's first, once [`Table::load_all`] ran.
     decoded: OnceLock<Vec<u8>>,
-    /// Compressed tables: recently decompressed blocks, in sets chosen by block number,
-    /// the least recently used of a set replaced.
-    cache: Vec<Mutex<CacheSet>>,
+    /// Compressed tables: decompressed blocks kept for probes.
+    cache: BlockCache,
     /// Distinguishes this table in the threads' block caches ([`Table::code_read`]).
     id: u64,
 }
@@ -62,11 +61,24 @@ const CACHE_WAYS: usize = 32;
 /// entries). [`Tablebase::with_cache_mb`] sets another size.
 pub const DEFAULT_CACHE_MB: usize = 8;
 
-/// One set of the cache: blocks with their number and when they were last used.
+/// A compressed table's decompressed blocks, kept for probes.
+enum BlockCache {
+    /// Room for every block within the cache's size: each block is decompressed once, on
+    /// first use, and then read without a lock (a probe is one load more than a raw table's).
+    Whole(Vec<OnceLock<Box<[u8]>>>),
+    /// Less room than the table: recently used blocks in sets chosen by block number, the
+    /// least recently used of a set replaced.
+    Sets(Vec<Mutex<CacheSet>>),
+}
+
+/// One set of the cache: blocks with their number and when they were last used, the
+/// numbers apart so that a lookup scans a few cache lines.
 #[derive(Default)]
 struct CacheSet {
     clock: u64,
-    blocks: Vec<(usize, u64, Arc<[u8]>)>,
+    numbers: Vec<usize>,
+    used: Vec<u64>,
+    entries: Vec<Box<[u8]>>,
 }
 
 thread_local! {
@@ -191,16 +203,21 @@ impl Table {
             .map(|_| AtomicU64::new(0))
             .collect();
         let block_shift = header.block_entries.trailing_zeros();
-        let sets = if header.codec == format::CODEC_RAW {
-            0
+        let cache = if header.codec == format::CODEC_RAW {
+            BlockCache::Sets(Vec::new())
         } else {
             let capacity = (cache_mb << 20) / header.block_entries.max(1) as usize;
-            blocks.len().min(capacity).div_ceil(CACHE_WAYS).max(1)
+            if blocks.len() <= capacity {
+                BlockCache::Whole((0..blocks.len()).map(|_| OnceLock::new()).collect())
+            } else {
+                let sets = capacity.div_ceil(CACHE_WAYS).max(1);
+                BlockCache::Sets((0..sets).map(|_| Mutex::default()).collect())
+            }
         };
         Ok(Table {
             id: NEXT_TABLE_ID.fetch_add(1, Relaxed),
             decoded: OnceLock::new(),
-            cache: (0..sets).map(|_| Mutex::new(CacheSet::default())).collect(),
+            cache,
             path: path.to_path_buf(),
             header,
             layout,
@@ -282,30 +299,52 @@ impl Table {
         }
     }
 
-    /// A compressed block's entries, from the cache or decompressed (and cached).
-    fn cached_block(&self, b: usize) -> Result<Arc<[u8]>, TableError> {
-        let set = &self.cache[b % self.cache.len()];
-        {
-            let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
-            set.clock += 1;
-            let now = set.clock;
-            if let Some(hit) = set.blocks.iter_mut().find(|(at, _, _)| *at == b) {
-                hit.1 = now;
-                return Ok(hit.2.clone());
+    /// Entry `i` of compressed block `b`, from the cache or decompressed (and cached).
+    fn cached_entry(&self, b: usize, i: usize) -> Result<u8, TableError> {
+        match &self.cache {
+            BlockCache::Whole(slots) => {
+                if let Some(block) = slots[b].get() {
+                    return Ok(block[i]);
+                }
+                let fresh = self.decompressed(b)?;
+                // two threads may decompress the same block at once; one copy is kept
+                Ok(slots[b].get_or_init(|| fresh)[i])
+            }
+            BlockCache::Sets(sets) => {
+                let set = &sets[b % sets.len()];
+                {
+                    let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
+                    set.clock += 1;
+                    let now = set.clock;
+                    if let Some(k) = set.numbers.iter().position(|&at| at == b) {
+                        set.used[k] = now;
+                        return Ok(set.entries[k][i]);
+                    }
+                }
+                let fresh = self.decompressed(b)?;
+                let value = fresh[i];
+                let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
+                let now = set.clock;
+                if set.numbers.len() < CACHE_WAYS {
+                    set.numbers.push(b);
+                    set.used.push(now);
+                    set.entries.push(fresh);
+                } else if let Some(k) = (0..set.used.len()).min_by_key(|&k| set.used[k]) {
+                    set.numbers[k] = b;
+                    set.used[k] = now;
+                    set.entries[k] = fresh;
+                }
+                Ok(value)
             }
         }
+    }
+
+    /// Compressed block `b` checked and decompressed.
+    fn decompressed(&self, b: usize) -> Result<Box<[u8]>, TableError> {
         self.check_block(b)?;
         let mut out = vec![0u8; self.block_entries(b)];
         self.decode_block(b, self.block_bytes(b), &mut out)?;
-        let bytes: Arc<[u8]> = out.into();
-        let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
-        let now = set.clock;
-        if set.blocks.len() < CACHE_WAYS {
-            set.blocks.push((b, now, bytes.clone()));
-        } else if let Some(oldest) = set.blocks.iter_mut().min_by_key(|(_, used, _)| *used) {
-            *oldest = (b, now, bytes.clone());
-        }
-        Ok(bytes)
+        Ok(out.into_boxed_slice())
     }
 
     /// Checks every block and, for a compressed table, decompresses all of it into memory
@@ -439,8 +478,7 @@ impl Table {
             if let Some(all) = self.decoded.get() {
                 return Ok(all[turn.index() * self.header.entries as usize + index as usize]);
             }
-            let block = self.cached_block(b)?;
-            return Ok(block[(index & ((1 << self.block_shift) - 1)) as usize]);
+            return self.cached_entry(b, (index & ((1 << self.block_shift) - 1)) as usize);
         }
         self.check_block(b)?;
         Ok(self.side_unchecked(turn)[index as usize])
@@ -505,9 +543,39 @@ impl Table {
     /// The value of a placed position (from [`placement`]) in this table, which must be
     /// the table of its material.
     pub fn probe(&self, pl: &Placement) -> Result<Value, TableError> {
+        self.value(pl.turn, self.index_of(pl))
+    }
+
+    /// The entry of a placement of this table's material.
+    #[inline]
+    pub fn index_of(&self, pl: &Placement) -> u64 {
         let n = self.layout.pieces().len();
-        let index = self.layout.index(&pl.squares[..n]);
-        self.value(pl.turn, index)
+        self.layout.index(&pl.squares[..n])
+    }
+
+    /// Asks the processor to start loading an entry about to be read (a hint: nothing is
+    /// checked or decompressed, and an entry whose block is not at hand is left alone).
+    #[inline]
+    pub fn prefetch(&self, turn: Color, index: u64) {
+        if index >= self.header.entries {
+            return;
+        }
+        let n = self.header.entries as usize;
+        let at = turn.index() * n + index as usize;
+        if !self.compressed() {
+            if let Some(byte) = self.map.get(self.body + at) {
+                crate::prefetch::prefetch(byte);
+            }
+        } else if let Some(all) = self.decoded.get() {
+            crate::prefetch::prefetch(&all[at]);
+        } else if let BlockCache::Whole(slots) = &self.cache {
+            let b = turn.index() * self.header.blocks_per_side() as usize
+                + (index >> self.block_shift) as usize;
+            if let Some(block) = slots[b].get() {
+                let i = (index & ((1 << self.block_shift) - 1)) as usize;
+                crate::prefetch::prefetch(&block[i]);
+            }
+        }
     }
 
     /// The value of an entry that belongs to a legal position.
@@ -706,13 +774,33 @@ impl Tablebase {
     /// Every legal move with its value for the mover, best first (quickest win, then
     /// draws, then longest resistance); ties keep move-generation order.
     pub fn rank_moves(&self, pos: &Position) -> Result<Vec<RankedMove>, TableError> {
-        let mut out = Vec::new();
-        for &m in pos.legal_moves().iter() {
+        // every child's table and entry first, each entry's memory asked for as it is found
+        // (so that the misses of random entries overlap), then the values
+        let legal = pos.legal_moves();
+        let mut tables: Vec<(Material, Arc<Table>)> = Vec::with_capacity(4);
+        let mut entries = Vec::with_capacity(legal.len());
+        for &m in legal.iter() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let value = self.probe(&child)?.for_mover();
-            out.push(RankedMove { mv: m, value });
+            let pl = placement(&child)?;
+            let t = match tables.iter().position(|(mat, _)| *mat == pl.material) {
+                Some(t) => t,
+                None => {
+                    tables.push((pl.material, self.table(pl.material)?));
+                    tables.len() - 1
+                }
+            };
+            let index = tables[t].1.index_of(&pl);
+            tables[t].1.prefetch(pl.turn, index);
+            entries.push((m, t, pl.turn, index));
         }
+        let mut out = entries
+            .into_iter()
+            .map(|(mv, t, turn, index)| {
+                let value = tables[t].1.value(turn, index)?.for_mover();
+                Ok(RankedMove { mv, value })
+            })
+            .collect::<Result<Vec<_>, TableError>>()?;
         out.sort_by_key(|r| std::cmp::Reverse(r.value.preference()));
         Ok(out)
     }
