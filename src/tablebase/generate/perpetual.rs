@@ -32,7 +32,7 @@
 //! compressed and L's bytes hold the counters; two bits per entry of a side (candidates,
 //! and the positions to look at again, which holds the trap while it is computed); the
 //! mate search's two `found` sets serve as frontiers; and the candidates' rows, with 32-bit
-//! indices where a side has at most 2^32 entries. Counting is lazy when W wins nothing
+//! indices where a side has at most 2^32 entries and one byte for a row's length. Counting is lazy when W wins nothing
 //! yet, and a pass is skipped where L cannot check and no capture reaches a verdict by
 //! rule (armless defenders: most of the 马兵对士象全 family).
 
@@ -94,9 +94,16 @@ struct Work {
 /// position the loser wins can never be trapped and gets no row.
 struct Rows<S> {
     nodes: Vec<S>,
-    off: Vec<u32>,
+    /// Each row's length: one byte (a position has fewer than 256 moves).
+    len: Vec<u8>,
+    /// Where every [`ROW_GROUP`]-th row starts in `adj`; a row's start is its group's
+    /// plus the lengths before it in the group.
+    start: Vec<u32>,
     adj: Vec<S>,
 }
+
+/// Rows per stored start in [`Rows`].
+const ROW_GROUP: usize = 64;
 
 /// An entry index as [`Rows`] stores it: in 32 bits where the table's sides allow.
 trait Slot: Copy + Ord + Send + Sync {
@@ -130,13 +137,53 @@ impl<S: Slot> Rows<S> {
     fn new() -> Rows<S> {
         Rows {
             nodes: Vec::new(),
-            off: vec![0],
+            len: Vec::new(),
+            start: Vec::new(),
             adj: Vec::new(),
         }
     }
 
+    /// Where row `k`'s entries start in `adj`.
+    fn row_start(&self, k: usize) -> usize {
+        let g = k / ROW_GROUP;
+        self.start[g] as usize
+            + self.len[g * ROW_GROUP..k]
+                .iter()
+                .map(|&l| l as usize)
+                .sum::<usize>()
+    }
+
+    /// Row `k`'s entries.
+    #[cfg(test)]
     fn row(&self, k: usize) -> &[S] {
-        &self.adj[self.off[k] as usize..self.off[k + 1] as usize]
+        let at = self.row_start(k);
+        &self.adj[at..at + self.len[k] as usize]
+    }
+
+    /// Calls `f` with each row's node and entries, in parallel by groups of rows.
+    fn for_each_row(&self, f: impl Fn(S, &[S]) + Sync) {
+        self.start.par_iter().enumerate().for_each(|(g, &at)| {
+            let mut at = at as usize;
+            for k in g * ROW_GROUP..((g + 1) * ROW_GROUP).min(self.nodes.len()) {
+                let end = at + self.len[k] as usize;
+                f(self.nodes[k], &self.adj[at..end]);
+                at = end;
+            }
+        });
+    }
+
+    /// Sets the groups' starts from the lengths.
+    fn restart(&mut self) {
+        self.start.clear();
+        self.start
+            .reserve_exact(self.nodes.len().div_ceil(ROW_GROUP));
+        let mut at = 0u32;
+        for (k, &l) in self.len.iter().enumerate() {
+            if k.is_multiple_of(ROW_GROUP) {
+                self.start.push(at);
+            }
+            at += l as u32;
+        }
     }
 
     /// Among the rows from the `first` on, drops those of nodes that fail `keep_node` and
@@ -147,39 +194,39 @@ impl<S: Slot> Rows<S> {
         keep_node: impl Fn(u64) -> bool + Sync,
         keep_adj: impl Fn(u64) -> bool + Sync,
     ) {
-        let base = self.off[first] as usize;
-        let nodes: Vec<bool> = self.nodes[first..]
-            .par_iter()
-            .map(|&n| keep_node(n.index()))
-            .collect();
-        let adj: Vec<bool> = self.adj[base..]
-            .par_iter()
-            .map(|&a| keep_adj(a.index()))
-            .collect();
+        if first >= self.nodes.len() {
+            return;
+        }
+        let base = self.row_start(first);
+        // the tests first, in parallel, one bit each
+        let nodes = keep_bits(&self.nodes[first..], keep_node);
+        let adj = keep_bits(&self.adj[base..], keep_adj);
         let (mut n, mut e) = (first, base);
-        // row k's entries start where row k − 1's ended before compaction (`off[k]` may
-        // already hold the compacted offset)
+        // row k's entries start where row k − 1's ended before compaction
         let mut from = base;
-        for (k, &keep) in (first..).zip(&nodes) {
-            let to = self.off[k + 1] as usize;
+        for k in first..self.nodes.len() {
+            let keep = bit(&nodes, k - first);
+            let to = from + self.len[k] as usize;
             let row = from..to;
             from = to;
             if !keep {
                 continue;
             }
             self.nodes[n] = self.nodes[k];
+            let at = e;
             for j in row {
-                if adj[j - base] {
+                if bit(&adj, j - base) {
                     self.adj[e] = self.adj[j];
                     e += 1;
                 }
             }
+            self.len[n] = (e - at) as u8;
             n += 1;
-            self.off[n] = e as u32;
         }
         self.nodes.truncate(n);
-        self.off.truncate(n + 1);
+        self.len.truncate(n);
         self.adj.truncate(e);
+        self.restart();
     }
 
     /// Adds rows gathered by several threads.
@@ -193,30 +240,68 @@ impl<S: Slot> Rows<S> {
         // exactly what the rows need: growth by doubling would hold up to twice that
         let nodes = parts.iter().map(|p| p.nodes.len()).sum::<usize>();
         self.nodes.reserve_exact(nodes);
-        self.off.reserve_exact(nodes);
+        self.len.reserve_exact(nodes);
         self.adj.reserve_exact(total - self.adj.len());
+        // the parts' memory goes back to the system as they are copied (every 4 MB or so),
+        // so that the rows are not held twice over
+        let mut copied = 0;
         for part in parts {
-            let at = *self.off.last().expect("offsets start at 0");
             self.nodes.extend_from_slice(&part.nodes);
-            self.off.extend(part.off[1..].iter().map(|&o| at + o));
+            self.len.extend_from_slice(&part.len);
             self.adj.extend_from_slice(&part.adj);
+            copied += part.adj.len() + part.nodes.len();
+            drop(part);
+            if copied * std::mem::size_of::<S>() >= 4 << 20 {
+                give_back_freed_memory();
+                copied = 0;
+            }
         }
+        self.restart();
         Ok(())
+    }
+
+    /// The memory its vectors hold.
+    fn bytes(&self) -> usize {
+        (self.nodes.capacity() + self.adj.capacity()) * std::mem::size_of::<S>()
+            + self.len.capacity()
+            + self.start.capacity() * 4
     }
 
     /// Gives back the room its vectors grew beyond what they hold.
     fn shrink(&mut self) {
         self.nodes.shrink_to_fit();
-        self.off.shrink_to_fit();
+        self.len.shrink_to_fit();
+        self.start.shrink_to_fit();
         self.adj.shrink_to_fit();
     }
 
-    /// Adds a row: `node` and the indices in `adj`.
+    /// Adds a row: `node` and the indices in `adj` (fewer than 256: a position's moves).
     fn push(&mut self, node: u64, adj: &[u64]) {
+        if self.nodes.len().is_multiple_of(ROW_GROUP) {
+            self.start.push(self.adj.len() as u32);
+        }
         self.nodes.push(S::of(node));
+        self.len
+            .push(u8::try_from(adj.len()).expect("a position has fewer than 256 moves"));
         self.adj.extend(adj.iter().map(|&a| S::of(a)));
-        self.off.push(self.adj.len() as u32);
     }
+}
+
+/// Whether each index passes `keep`, one bit each (bit `k % 64` of word `k / 64`).
+fn keep_bits<S: Slot>(items: &[S], keep: impl Fn(u64) -> bool + Sync) -> Vec<u64> {
+    items
+        .par_chunks(64)
+        .map(|chunk| {
+            chunk.iter().enumerate().fold(0u64, |word, (b, &x)| {
+                word | (u64::from(keep(x.index())) << b)
+            })
+        })
+        .collect()
+}
+
+#[inline]
+fn bit(words: &[u64], k: usize) -> bool {
+    words[k / 64] >> (k % 64) & 1 != 0
 }
 
 /// The moves of the W positions the candidates' checks lead to into candidates, as
@@ -228,19 +313,34 @@ struct WMoves<S> {
     checks: Vec<(S, S)>,
 }
 
+impl<S> WMoves<S> {
+    /// The memory its vectors hold.
+    fn bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<S>()
+            + (self.quiet.capacity() + self.checks.capacity()) * std::mem::size_of::<(S, S)>()
+    }
+}
+
 /// Quiet moves and checks into candidates, gathered by one thread.
 type MovePairs<S> = (Vec<(S, S)>, Vec<(S, S)>);
 
-/// The threads' rows, each shrunk to what it holds, the empty ones left out.
+/// What a chunk of a parallel pass gathers, made compact as soon as the chunk is done (so
+/// that the chunks' growth room is never held all at once).
+trait Gathered: Send {
+    fn compact(&mut self) {}
+}
+
+impl Gathered for () {}
+
+impl<S: Slot> Gathered for Rows<S> {
+    fn compact(&mut self) {
+        self.shrink();
+    }
+}
+
+/// The chunks' rows, the empty ones left out.
 fn shrunk<S: Slot>(parts: Vec<Rows<S>>) -> Vec<Rows<S>> {
-    parts
-        .into_iter()
-        .filter(|r| !r.nodes.is_empty())
-        .map(|mut r| {
-            r.shrink();
-            r
-        })
-        .collect()
+    parts.into_iter().filter(|r| !r.nodes.is_empty()).collect()
 }
 
 /// What [`Solver::open_moves`] finds about a loser's position.
@@ -355,7 +455,7 @@ impl Solver<'_> {
 
     /// Runs `f` on every member of `bits` in parallel, each chunk of entries gathering
     /// into its own `R` (made by `new`); returns them in index order.
-    fn fold_members<R: Send>(
+    fn fold_members<R: Gathered>(
         &self,
         bits: &Bits,
         new: impl Fn() -> R + Sync + Send,
@@ -375,6 +475,7 @@ impl Solver<'_> {
                         f(s, i, &mut out);
                     }
                 }
+                out.compact();
                 out
             })
             .collect()
@@ -387,7 +488,7 @@ impl Solver<'_> {
 
     /// Runs `f` on every entry of `turn`'s side whose code is `c`, set up in the scratch,
     /// in parallel, each chunk of entries gathering into its own `R` (made by `new`).
-    fn fold_code<R: Send>(
+    fn fold_code<R: Gathered>(
         &self,
         turn: Color,
         c: u8,
@@ -405,6 +506,7 @@ impl Solver<'_> {
                         f(s, i, &mut out);
                     }
                 }
+                out.compact();
                 out
             })
             .collect()
@@ -480,6 +582,11 @@ impl Solver<'_> {
         // attractor made
         loop {
             let t = std::time::Instant::now();
+            // the rows of positions decided since the last trap go before the new ones are
+            // gathered, so that the two are never held at full size together
+            self.prune_rows(w, &mut rows, 0);
+            rows.shrink();
+            give_back_freed_memory();
             fresh.extend(self.update_candidates::<S>(w, work));
             work.dirty.clear();
             t_update += t.elapsed().as_secs_f64();
@@ -489,10 +596,13 @@ impl Solver<'_> {
                 self.trap(w, work, &mut rows, &mut w_moves, std::mem::take(&mut fresh))?;
             if trace {
                 eprintln!(
-                    "  {w} wins, stage {}: {new} new candidates, {} in rows, {} moves, {trapped} trapped",
+                    "  {w} wins, stage {}: {new} new candidates, {} in rows ({} MB), {} moves, {} W moves into candidates ({} MB), {trapped} trapped",
                     stage + 1,
                     rows.nodes.len(),
+                    rows.bytes() >> 20,
                     rows.adj.len(),
+                    w_moves.quiet.len() + w_moves.checks.len(),
+                    w_moves.bytes() >> 20,
                 );
             }
             t_trap += t.elapsed().as_secs_f64();
@@ -873,7 +983,7 @@ impl Solver<'_> {
         // the W positions the candidates' checks lead to, and their moves into candidates
         zw.clear();
         rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
-        let w_nodes = self.members(zw, |_| true);
+        let w_nodes = self.members::<S>(zw);
         self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
         let (quiet, checks) = (&w_moves.quiet, &w_moves.checks);
         loop {
@@ -891,9 +1001,9 @@ impl Solver<'_> {
                     }
                 });
                 let grew = AtomicBool::new(false);
-                (0..rows.nodes.len()).into_par_iter().for_each(|k| {
-                    let n = rows.nodes[k].index();
-                    if y.get(n) && !z.get(n) && rows.row(k).iter().all(|&a| zw.get(a.index())) {
+                rows.for_each_row(|n, row| {
+                    let n = n.index();
+                    if y.get(n) && !z.get(n) && row.iter().all(|&a| zw.get(a.index())) {
                         z.set(n);
                         grew.store(true, Relaxed);
                     }
@@ -927,15 +1037,22 @@ impl Solver<'_> {
         rows: &mut Rows<S>,
         fresh: Vec<Rows<S>>,
     ) -> Result<usize, TableError> {
-        let l = !w;
-        let keep_node = |n: u64| open(self.values[l.index()][n as usize].load(Relaxed));
-        let keep_adj = |a: u64| self.values[w.index()][a as usize].load(Relaxed) == code::DRAW;
-        rows.prune(0, keep_node, keep_adj);
         let first_new = rows.nodes.len();
         rows.append(fresh)
             .map_err(|e| TableError::Unsupported(format!("{}: {e}", self.layout.material())))?;
-        rows.prune(first_new, keep_node, keep_adj);
+        self.prune_rows(w, rows, first_new);
         Ok(first_new)
+    }
+
+    /// Drops, from the rows from the `first` on, the positions decided and the moves into
+    /// positions no longer drawn.
+    fn prune_rows<S: Slot>(&self, w: Color, rows: &mut Rows<S>, first: usize) {
+        let l = !w;
+        rows.prune(
+            first,
+            |n| open(self.values[l.index()][n as usize].load(Relaxed)),
+            |a| self.values[w.index()][a as usize].load(Relaxed) == code::DRAW,
+        );
     }
 
     /// Brings the W positions' moves into candidates up to date for this stage's W
@@ -948,7 +1065,7 @@ impl Solver<'_> {
         &self,
         w: Color,
         w_moves: &mut WMoves<S>,
-        w_nodes: Vec<u64>,
+        w_nodes: Vec<S>,
         fresh: &[S],
         y: &Bits,
         marks: &Bits,
@@ -956,7 +1073,7 @@ impl Solver<'_> {
         let l = !w;
         // the positions still listed, one bit each
         marks.clear();
-        w_nodes.par_iter().for_each(|&p| marks.set(p));
+        w_nodes.par_iter().for_each(|&p| marks.set(p.index()));
         let keep = |&(p, d): &(S, S)| marks.get(p.index()) && y.get(d.index());
         w_moves.quiet.retain(keep);
         w_moves.checks.retain(keep);
@@ -965,6 +1082,7 @@ impl Solver<'_> {
         let forward = w_nodes.par_chunks(4096).map_init(Scratch::new, |s, chunk| {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new());
             for &p in chunk {
+                let p = p.index();
                 if is_old(p) || !self.set_up(s, p, w) {
                     continue;
                 }
@@ -1012,12 +1130,12 @@ impl Solver<'_> {
             w_moves.quiet.extend(quiet);
             w_moves.checks.extend(checks);
         }
-        w_moves.nodes = w_nodes.into_iter().map(S::of).collect();
+        w_moves.nodes = w_nodes;
         marks.clear();
     }
 
-    /// The members of a set that pass a test, in index order.
-    fn members(&self, bits: &Bits, keep: impl Fn(u64) -> bool + Sync) -> Vec<u64> {
+    /// The members of a set, in index order.
+    fn members<S: Slot>(&self, bits: &Bits) -> Vec<S> {
         bits.0
             .par_iter()
             .enumerate()
@@ -1027,9 +1145,7 @@ impl Solver<'_> {
                 while word != 0 {
                     let i = w as u64 * 64 + word.trailing_zeros() as u64;
                     word &= word - 1;
-                    if keep(i) {
-                        out.push(i);
-                    }
+                    out.push(S::of(i));
                 }
                 out
             })
@@ -1085,5 +1201,55 @@ mod tests {
         assert_eq!(rows.row(0), &[1, 3]);
         assert_eq!(rows.row(2), &[7, 9]);
         assert_eq!(rows.row(4), &[20, 21]);
+    }
+
+    /// Rows over many groups of [`ROW_GROUP`], joined from parts and pruned twice, read
+    /// alike by row number and by the parallel walk, and as a plain list of lists says.
+    #[test]
+    fn rows_across_groups_match_a_plain_list() {
+        let row_of = |k: u64| -> Vec<u64> { (0..k % 7).map(|j| k * 10 + j).collect() };
+        let mut plain: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut rows = Rows::<u32>::new();
+        let mut parts = Vec::new();
+        for part in 0..3u64 {
+            let mut p = Rows::<u32>::new();
+            for k in part * 150..(part + 1) * 150 {
+                p.push(k, &row_of(k));
+                plain.push((k as u32, row_of(k).iter().map(|&a| a as u32).collect()));
+            }
+            parts.push(p);
+        }
+        rows.append(parts).unwrap();
+        let check = |rows: &Rows<u32>, plain: &[(u32, Vec<u32>)]| {
+            assert_eq!(rows.nodes.len(), plain.len());
+            for (k, (n, row)) in plain.iter().enumerate() {
+                assert_eq!((rows.nodes[k], rows.row(k)), (*n, &row[..]), "row {k}");
+            }
+            let walked = std::sync::Mutex::new(Vec::new());
+            rows.for_each_row(|n, row| walked.lock().unwrap().push((n, row.to_vec())));
+            let mut walked = walked.into_inner().unwrap();
+            walked.sort();
+            let mut sorted = plain.to_vec();
+            sorted.sort();
+            assert_eq!(walked, sorted);
+        };
+        check(&rows, &plain);
+        let (keep_node, keep_adj) = (|n: u64| n % 5 != 3, |a: u64| a % 3 != 1);
+        rows.prune(100, keep_node, keep_adj);
+        let mut expected: Vec<(u32, Vec<u32>)> = plain[..100].to_vec();
+        for (n, row) in &plain[100..] {
+            if keep_node(*n as u64) {
+                let row = row
+                    .iter()
+                    .copied()
+                    .filter(|&a| keep_adj(a as u64))
+                    .collect();
+                expected.push((*n, row));
+            }
+        }
+        check(&rows, &expected);
+        rows.prune(0, |n| n % 2 == 0, |_| true);
+        expected.retain(|(n, _)| n % 2 == 0);
+        check(&rows, &expected);
     }
 }
