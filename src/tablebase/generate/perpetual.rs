@@ -39,10 +39,6 @@
 use super::*;
 use crate::tablebase::bits::Bits;
 
-/// Won by rule for the side to move in the stage being computed (the winner's bytes,
-/// generation only).
-const PENDING_WIN: u8 = u8::MAX - 1;
-
 // While W's stages run, the loser's values are kept aside (compressed) and the loser's
 // bytes hold the pass's own state:
 /// Not drawn when the pass began: the value kept aside stands.
@@ -55,18 +51,17 @@ const NEVER: u8 = 200;
 const LOST: u8 = 201;
 /// Drawn, its moves not counted yet.
 const TO_COUNT: u8 = u8::MAX - 1;
-/// Lost by rule in the stage being computed.
-const PENDING_LOSS: u8 = u8::MAX;
 const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < TO_COUNT as u32);
 
 /// Entries per block of the values kept aside.
 const ASIDE_BLOCK: usize = 1 << 20;
 
 /// Whether a code of a position with W to move (of this table, or of a sub-table after a
-/// capture) is won for W: by mate, by rule, or found so in the stage being computed.
+/// capture) is won for W: by mate or by rule (positions found in a stage get their level's
+/// code at once).
 #[inline]
 fn won(c: u8) -> bool {
-    code::wins(c) || c == PENDING_WIN
+    code::wins(c)
 }
 
 /// Whether a loser's byte (during the winner's stages) is a drawn position whose moves can
@@ -537,7 +532,7 @@ impl Solver<'_> {
                         && legality.move_is_legal(&s.pos, m)
                         && code::loses(self.capture_code_with_rule(s, m))
                     {
-                        self.values[w.index()][i as usize].store(PENDING_WIN, Relaxed);
+                        self.values[w.index()][i as usize].store(code::rule(0, true), Relaxed);
                         captured.fetch_add(1, Relaxed);
                         return;
                     }
@@ -573,11 +568,11 @@ impl Solver<'_> {
             self.count_rest(l);
             self.check_failed()?;
             counted = true;
-            self.attract(w, work, frontier_l, frontier_w);
+            // level 0: wins through captures into a sub-table's wins by rule
+            self.attract(w, 0, work, frontier_l, frontier_w);
+            self.check_failed()?;
         }
         t_count += t.elapsed().as_secs_f64();
-        // level 0: wins through captures into a sub-table's wins by rule
-        self.finish_level(w, 0)?;
         // the first candidates' rows (from the count), then those of the candidates each
         // attractor made
         loop {
@@ -625,15 +620,16 @@ impl Solver<'_> {
                 t_count += t.elapsed().as_secs_f64();
             }
             frontier_l.clear();
+            let lost = LOST + stage as u8;
             self.for_members(&work.dirty, l, |_, i| {
-                self.values[l.index()][i as usize].store(PENDING_LOSS, Relaxed);
+                self.values[l.index()][i as usize].store(lost, Relaxed);
                 frontier_l.set(i);
             });
             work.dirty.clear();
             let t = std::time::Instant::now();
-            self.attract(w, work, frontier_l, frontier_w);
+            let won = trapped + self.attract(w, stage, work, frontier_l, frontier_w);
+            self.check_failed()?;
             t_attract += t.elapsed().as_secs_f64();
-            let won = self.finish_level(w, stage)?;
             progress.rule_stage(w, stage, won);
         }
         drop((rows, w_moves));
@@ -698,7 +694,6 @@ impl Solver<'_> {
                         debug_assert_eq!(value, code::DRAW);
                         code::rule((state - LOST) as u32, false)
                     } else {
-                        debug_assert!(state != PENDING_LOSS);
                         value
                     };
                     c.store(back, Relaxed);
@@ -734,7 +729,8 @@ impl Solver<'_> {
             match self.open_moves(s, i, w, eager, true) {
                 None => cell.store(NEVER, Relaxed),
                 Some(o) if o.count == 0 => {
-                    cell.store(PENDING_LOSS, Relaxed);
+                    // lost at level 0: every move leads to a win of W
+                    cell.store(LOST, Relaxed);
                     frontier.set(i);
                     zeros.fetch_add(1, Relaxed);
                 }
@@ -883,28 +879,20 @@ impl Solver<'_> {
         shrunk(rows)
     }
 
-    /// Gives the positions won for W in this stage their codes at `level`; returns how many.
-    fn finish_level(&self, w: Color, level: u32) -> Result<u64, TableError> {
-        let won = AtomicU64::new(0);
-        for (turn, pending, done) in [
-            (w, PENDING_WIN, code::rule(level, true)),
-            (!w, PENDING_LOSS, LOST + level as u8),
-        ] {
-            self.values[turn.index()].par_iter().for_each(|c| {
-                if c.load(Relaxed) == pending {
-                    c.store(done, Relaxed);
-                    won.fetch_add(1, Relaxed);
-                }
-            });
-        }
-        self.check_failed()?;
-        Ok(won.load(Relaxed))
-    }
-
     /// Closes the set won for W under forcing: walks back from the newly won positions
-    /// until none is added.
-    fn attract(&self, w: Color, work: &Work, frontier_l: &Bits, frontier_w: &Bits) {
+    /// until none is added, giving each position it adds its code at `level`; returns how
+    /// many it added.
+    fn attract(
+        &self,
+        w: Color,
+        level: u32,
+        work: &Work,
+        frontier_l: &Bits,
+        frontier_w: &Bits,
+    ) -> u64 {
         let l = !w;
+        let (win, lost) = (code::rule(level, true), LOST + level as u8);
+        let mut added = 0;
         loop {
             // newly lost L-to-move positions: their W-to-move predecessors win
             frontier_w.clear();
@@ -913,7 +901,7 @@ impl Solver<'_> {
                 let found = self.collect_parents(s, i, l, parents_w);
                 for &p in &found {
                     if parents_w[p as usize]
-                        .compare_exchange(code::DRAW, PENDING_WIN, Relaxed, Relaxed)
+                        .compare_exchange(code::DRAW, win, Relaxed, Relaxed)
                         .is_ok()
                     {
                         frontier_w.set(p);
@@ -921,10 +909,12 @@ impl Solver<'_> {
                 }
                 s.parents = found;
             });
-            if frontier_w.count() == 0 {
+            let won = frontier_w.count();
+            if won == 0 {
                 frontier_l.clear();
-                return;
+                return added;
             }
+            added += won;
             // newly won W-to-move positions: one more move of each predecessor loses
             frontier_l.clear();
             let parents_l = self.values[l.index()];
@@ -938,7 +928,7 @@ impl Solver<'_> {
                     let mut c = cell.load(Relaxed);
                     debug_assert_ne!(c, TO_COUNT, "counted before any walk");
                     while open(c) {
-                        let next = if c == 1 { PENDING_LOSS } else { c - 1 };
+                        let next = if c == 1 { lost } else { c - 1 };
                         match cell.compare_exchange(c, next, Relaxed, Relaxed) {
                             Ok(_) => {
                                 if c == 1 {
@@ -954,9 +944,11 @@ impl Solver<'_> {
                 }
                 s.parents = found;
             });
-            if frontier_l.count() == 0 {
-                return;
+            let lost_now = frontier_l.count();
+            if lost_now == 0 {
+                return added;
             }
+            added += lost_now;
         }
     }
 
