@@ -325,6 +325,10 @@ impl Table {
                 let value = fresh[i];
                 let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
                 let now = set.clock;
+                if set.numbers.contains(&b) {
+                    // another thread decompressed it meanwhile
+                    return Ok(value);
+                }
                 if set.numbers.len() < CACHE_WAYS {
                     set.numbers.push(b);
                     set.used.push(now);
