@@ -335,7 +335,7 @@ impl<S: Slot> Gathered for Rows<S> {
 }
 
 /// The chunks' rows, the empty ones left out.
-fn shrunk<S: Slot>(parts: Vec<Rows<S>>) -> Vec<Rows<S>> {
+fn non_empty<S: Slot>(parts: Vec<Rows<S>>) -> Vec<Rows<S>> {
     parts.into_iter().filter(|r| !r.nodes.is_empty()).collect()
 }
 
@@ -746,7 +746,7 @@ impl Solver<'_> {
                 }
             }
         });
-        let rows = shrunk(rows);
+        let rows = non_empty(rows);
         (zeros.load(Relaxed), rows)
     }
 
@@ -877,7 +877,7 @@ impl Solver<'_> {
             }
             s.row = row;
         });
-        shrunk(rows)
+        non_empty(rows)
     }
 
     /// Closes the set won for W under forcing: walks back from the newly won positions
