@@ -445,3 +445,135 @@ fn gen_lists_and_builds_a_class_of_endgames() {
         one_line_error(&canju(&args), 2);
     }
 }
+
+/// Runs `canju gen` with the test hook that stops it right after its `n`-th checkpoint.
+fn gen_stopping_after(dir: &TempDir, material: &str, n: u32) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(["gen", material, "--rules", "asian", "--dir", dir.arg()])
+        .args(["--checkpoint-minutes", "0", "--threads", "2"])
+        .env("CANJU_CHECKPOINT_EXIT_AFTER", n.to_string())
+        .env_remove("CANJU_TB_DIR")
+        .output()
+        .unwrap()
+}
+
+fn files_of(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_stopped_build_resumes_from_its_checkpoint_to_the_same_bytes() {
+    let reference = TempDir::new("ckpt-ref");
+    let o = canju(&[
+        "gen",
+        "KRKNAA",
+        "--rules",
+        "asian",
+        "--dir",
+        reference.arg(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    // stopped after every few phases (the first time after the very first), each run
+    // resuming where the last one stopped, until the family is built
+    let d = TempDir::new("ckpt");
+    let mut resumed_after = std::collections::BTreeSet::new();
+    let mut runs = 0;
+    loop {
+        runs += 1;
+        assert!(runs < 200, "the build does not get anywhere");
+        let o = gen_stopping_after(&d, "KRKNAA", if runs == 1 { 1 } else { 5 });
+        let e = err(&o);
+        for line in e.lines() {
+            if let Some(rest) = line.split(": resuming after ").nth(1) {
+                let phase = rest.split(" from its checkpoint").next().unwrap();
+                let kind = if phase.starts_with("retrograde ply") {
+                    "retrograde ply"
+                } else {
+                    phase
+                };
+                resumed_after.insert(kind.to_string());
+                assert!(rest.contains(".ctb.work"), "{line}");
+            }
+        }
+        if o.status.success() {
+            break;
+        }
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(
+            e.lines()
+                .last()
+                .unwrap()
+                .contains("stopped after checkpoint"),
+            "{e}"
+        );
+    }
+    assert_eq!(
+        resumed_after.into_iter().collect::<Vec<_>>(),
+        [
+            "red's wins by the perpetual-check rule",
+            "retrograde ply",
+            "the forward pass",
+            "the mate search"
+        ]
+    );
+    let names = files_of(&reference.0);
+    assert_eq!(
+        files_of(&d.0),
+        names,
+        "checkpoints left behind, or tables missing"
+    );
+    for name in &names {
+        let same = std::fs::read(reference.0.join(name)).unwrap()
+            == std::fs::read(d.0.join(name)).unwrap();
+        assert!(same, "{name} differs after {runs} runs");
+    }
+
+    // a damaged checkpoint is reported and the build starts over, to the same bytes
+    let d = TempDir::new("ckpt-damaged");
+    let o = gen_stopping_after(&d, "KRKN", 25);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let work = d.0.join("KRKN.asian.ctb.work");
+    let mut bytes = std::fs::read(&work).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x10;
+    std::fs::write(&work, bytes).unwrap();
+    let o = canju(&["gen", "KRKN", "--rules", "asian", "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("KRKN.asian.ctb.work is of no use (block")
+            && err(&o).contains("damaged (checksum mismatch)); starting over"),
+        "{}",
+        err(&o)
+    );
+    assert!(!work.exists());
+    for name in files_of(&d.0) {
+        let same = std::fs::read(reference.0.join(&name)).unwrap()
+            == std::fs::read(d.0.join(&name)).unwrap();
+        assert!(same, "{name} differs after a damaged checkpoint");
+    }
+
+    // a checkpoint of another build (here: of the other rule set's table) is not used
+    std::fs::remove_file(d.0.join("KRKN.asian.ctb")).unwrap();
+    let o = gen_stopping_after(&d, "KRKN", 3);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    std::fs::rename(work, d.0.join("KRKN.ctb.work")).unwrap();
+    let o = canju(&["gen", "KRKN", "--rules", "none", "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("KRKN.ctb.work is of no use (it is of KRKN (rules asian"),
+        "{}",
+        err(&o)
+    );
+    assert!(!files_of(&d.0).iter().any(|f| f.ends_with(".work")));
+
+    let e = one_line_error(
+        &canju(&["gen", "KRK", "--dir", d.arg(), "--checkpoint-minutes=-1"]),
+        2,
+    );
+    assert!(e.contains("--checkpoint-minutes '-1'"), "{e}");
+}

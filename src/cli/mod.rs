@@ -100,6 +100,10 @@ enum Command {
         no_deps: bool,
         #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
         rules: Rules,
+        /// Write a checkpoint of a table's build at most this often (default 10; 0: after
+        /// every phase), so that a killed build resumes from it when run again.
+        #[arg(long, value_name = "MINUTES")]
+        checkpoint_minutes: Option<String>,
     },
     /// List the endgames a material falls into after captures, in build order.
     Deps { material: String },
@@ -649,6 +653,7 @@ pub fn run() -> ExitCode {
             threads,
             no_deps,
             rules,
+            checkpoint_minutes,
         }) => tb::gen_cmd(tb::GenArgs {
             target: &material,
             list,
@@ -657,6 +662,7 @@ pub fn run() -> ExitCode {
             threads,
             no_deps,
             rules,
+            checkpoint_minutes,
         }),
         Some(Command::Plan {
             material,

@@ -78,6 +78,8 @@ pub fn peak_memory() -> Option<u64> {
 struct Bar {
     bar: ProgressBar,
     start: Instant,
+    /// The layers have begun (the bar shows a spinner from then on).
+    layers: std::sync::atomic::AtomicBool,
 }
 
 impl Progress for Bar {
@@ -87,7 +89,7 @@ impl Progress for Bar {
     }
 
     fn layer(&self, plies: u32, decided: u64) {
-        if plies == 1 {
+        if !self.layers.swap(true, std::sync::atomic::Ordering::Relaxed) {
             // the forward pass is done; the layers' count is not known in advance
             self.bar.set_style(
                 ProgressStyle::with_template("{prefix:>10} {spinner} {msg}").expect("template"),
@@ -104,6 +106,10 @@ impl Progress for Bar {
             "perpetual-check rule: {winner} wins, level {stage}: {won} positions, {:.0} s",
             self.start.elapsed().as_secs_f64()
         ));
+    }
+
+    fn note(&self, text: &str) {
+        self.bar.suspend(|| errln!("{text}"));
     }
 }
 
@@ -123,6 +129,7 @@ fn progress_for(material: &Material) -> Box<dyn Progress> {
     Box::new(Bar {
         bar,
         start: Instant::now(),
+        layers: std::sync::atomic::AtomicBool::new(false),
     })
 }
 
@@ -225,6 +232,22 @@ pub struct GenArgs<'a> {
     pub threads: Option<usize>,
     pub no_deps: bool,
     pub rules: Rules,
+    pub checkpoint_minutes: Option<String>,
+}
+
+/// `--checkpoint-minutes`: a number of minutes, at least 0.
+fn checkpoint_arg(text: &Option<String>) -> Result<Option<Duration>, CliError> {
+    let Some(t) = text else {
+        return Ok(None);
+    };
+    match t.trim().parse::<f64>() {
+        Ok(m) if m.is_finite() && (0.0..=1e6).contains(&m) => {
+            Ok(Some(Duration::from_secs_f64(m * 60.0)))
+        }
+        _ => Err(CliError::input(format!(
+            "--checkpoint-minutes '{t}': a number of minutes from 0 (after every phase) up"
+        ))),
+    }
 }
 
 /// What `gen` was asked to build: one material, the members of a class, or the materials
@@ -381,7 +404,10 @@ fn print_list(name: &str, members: &[Material], tb: &Tablebase) {
 }
 
 pub fn gen_cmd(a: GenArgs) -> CliResult {
-    let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
+    let mut tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
+    if let Some(every) = checkpoint_arg(&a.checkpoint_minutes)? {
+        tb = tb.with_checkpoint_every(every);
+    }
     let (threads, no_deps) = (a.threads, a.no_deps);
     let m = match targets_arg(a.target, a.max_entries)? {
         Targets::One(m) if a.list => {

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::format::{Header, TableError, legacy, write};
-use super::generate::{Progress, solve};
+use super::generate::{Checkpoints, Progress, solve_resumable};
 use super::index::MAX_PIECES;
 use super::probe::Tablebase;
 use crate::material::Material;
@@ -79,7 +79,8 @@ pub fn build_without_deps(
 pub struct Requirements {
     /// Tables not yet in the directory.
     pub missing: Vec<Material>,
-    /// Bytes of the files to write (one byte per entry and side to move, plus headers).
+    /// Bytes of the files to write (one byte per entry and side to move, plus headers),
+    /// with room for the checkpoint of the largest table while it is built.
     pub disk_bytes: u64,
     /// The largest table to build, and the bytes of its two arrays of entries, which the
     /// generator holds in memory at once.
@@ -100,6 +101,7 @@ pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements
         disk_bytes: 0,
         largest: None,
     };
+    let mut checkpoint = 0;
     for &m in list {
         check_size(&m)?;
         if tb.path_of(&m).exists() {
@@ -114,11 +116,14 @@ pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements
         // and a page for the header
         let blocks = (2 * entries).div_ceil(super::format::BLOCK_ENTRIES as u64);
         r.disk_bytes += bytes + 32 * blocks + 4096;
+        // and a build's checkpoint (its two arrays raw), one table at a time
+        checkpoint = checkpoint.max(bytes + (bytes >> 18) + 4096);
         if r.largest.is_none_or(|(_, b)| bytes > b) {
             r.largest = Some((m, bytes));
         }
         r.missing.push(m);
     }
+    r.disk_bytes += checkpoint;
     Ok(r)
 }
 
@@ -171,7 +176,12 @@ fn build_table(
 ) -> Result<Report, TableError> {
     let path = tb.path_of(&m);
     let start = Instant::now();
+    // what killed runs left: temporary files, and a checkpoint of a table built since
+    let work = Checkpoints::path_for(&path);
+    remove_stale_temporaries(&path);
+    remove_stale_temporaries(&work);
     if path.exists() {
+        let _ = std::fs::remove_file(&work);
         let (header, outcome) = match tb.table(m) {
             Ok(table) => {
                 table.check_all()?;
@@ -190,11 +200,15 @@ fn build_table(
         tb.forget(&m);
         return Ok(r);
     }
-    remove_stale_temporaries(&path);
+    let entries = super::index::Layout::new(m)
+        .map(|l| l.size())
+        .unwrap_or_default();
+    let checkpoints = Checkpoints::new(&path, m, entries, tb, tb.checkpoint_every())?;
     let p = progress(&m);
-    let solved = solve(m, tb, p.as_ref())?;
+    let solved = solve_resumable(m, tb, p.as_ref(), Some(&checkpoints))?;
     drop(p);
     write(&path, &solved.header, &solved.red, &solved.black)?;
+    checkpoints.remove();
     tb.forget(&m);
     // the sub-tables were decompressed whole for the build: let that memory go
     for sub in m.captures() {
@@ -208,8 +222,9 @@ fn build_table(
     })
 }
 
-/// Removes temporary files that a killed run left for this table (`NAME.ctb.tmpPID`, where
-/// process PID no longer runs). Only where /proc tells which processes run.
+/// Removes temporary files that a killed run left for this file (`NAME.ctb.tmpPID`, where
+/// process PID no longer runs), a table's or a checkpoint's. Only where /proc tells which
+/// processes run.
 fn remove_stale_temporaries(path: &std::path::Path) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return;

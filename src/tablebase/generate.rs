@@ -16,8 +16,11 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+mod checkpoint;
 mod conversion;
 mod perpetual;
+
+pub use checkpoint::{Checkpoints, Phase, Resumed};
 
 pub use conversion::{ConversionFlags, conversion_flags};
 
@@ -59,6 +62,9 @@ pub trait Progress: Sync {
     /// The perpetual-check pass (asian tables): a stage of the given side's wins by rule
     /// finished, with the positions it found (both sides to move).
     fn rule_stage(&self, _winner: Color, _stage: u32, _won: u64) {}
+    /// A line for the user: the build resumed from a checkpoint, or a checkpoint could not
+    /// be used or written.
+    fn note(&self, _text: &str) {}
 }
 
 /// No progress output.
@@ -132,24 +138,72 @@ pub fn solve(
     tb: &Tablebase,
     progress: &dyn Progress,
 ) -> Result<Solved, TableError> {
+    solve_resumable(material, tb, progress, None)
+}
+
+/// [`solve`], writing checkpoints as it goes and, when `checkpoints` holds one that fits,
+/// resuming from it (and saying so through `progress`). The table is the same bytes
+/// however often the build was stopped and resumed.
+pub fn solve_resumable(
+    material: Material,
+    tb: &Tablebase,
+    progress: &dyn Progress,
+    checkpoints: Option<&Checkpoints>,
+) -> Result<Solved, TableError> {
     let layout = Layout::new(material).ok_or_else(|| {
         TableError::Unsupported(format!("{material}: more than {MAX_PIECES} pieces"))
     })?;
     let size = layout.size() as usize;
     let mut red = vec![0u8; size];
     let mut black = vec![0u8; size];
+    let resumed = match checkpoints.map(|c| (c, c.load(&mut red, &mut black))) {
+        None | Some((_, Ok(None))) => None,
+        Some((c, Ok(Some(r)))) => {
+            progress.note(&format!(
+                "{material}: resuming after {} from its checkpoint {}",
+                r.phase,
+                c.path().display()
+            ));
+            Some(r)
+        }
+        Some((c, Err(why))) => {
+            progress.note(&format!(
+                "{material}: the checkpoint {} is of no use ({why}); starting over",
+                c.path().display()
+            ));
+            c.remove();
+            red.fill(0);
+            black.fill(0);
+            None
+        }
+    };
     with_solver(material, tb, &mut red, &mut black, |solver| {
-        solver.run(progress)?;
-        // undecided positions are draws when endless play is a draw
-        for side in &solver.values {
-            side.par_iter().for_each(|c| {
-                if c.load(Relaxed) >= COUNT {
-                    c.store(code::DRAW, Relaxed);
-                }
-            });
+        let from = resumed.map(|r| r.phase);
+        if let Some(r) = resumed {
+            solver.max_plies.store(r.max_plies, Relaxed);
+            solver.summarize_present();
+        }
+        let checkpoint = |phase: Phase| match checkpoints {
+            Some(c) => c.after(phase, solver.max_plies.load(Relaxed), solver.values, &|t| {
+                progress.note(t)
+            }),
+            None => Ok(()),
+        };
+        if from.is_none_or(|p| p < Phase::Mated) {
+            solver.run(progress, from, &checkpoint)?;
+            // undecided positions are draws when endless play is a draw
+            for side in &solver.values {
+                side.par_iter().for_each(|c| {
+                    if c.load(Relaxed) >= COUNT {
+                        c.store(code::DRAW, Relaxed);
+                    }
+                });
+            }
+            checkpoint(Phase::Mated)?;
         }
         if solver.rules == Rules::Asian {
-            solver.apply_perpetual_check(progress)?;
+            let red_done = from == Some(Phase::RedRuleWins);
+            solver.apply_perpetual_check(progress, red_done, &checkpoint)?;
         }
         Ok(())
     })?;
@@ -268,28 +322,62 @@ impl Solver<'_> {
         self.layout.size().div_ceil(CHUNK)
     }
 
-    fn run(&self, progress: &dyn Progress) -> Result<(), TableError> {
+    /// Sets every chunk's summary of the codes present from the entries (a resumed build).
+    fn summarize_present(&self) {
+        self.present
+            .par_iter()
+            .enumerate()
+            .for_each(|(chunk, words)| {
+                let start = chunk * CHUNK as usize;
+                let end = (start + CHUNK as usize).min(self.layout.size() as usize);
+                let mut seen = [0u64; 4];
+                for side in &self.values {
+                    for c in &side[start..end] {
+                        let c = c.load(Relaxed);
+                        seen[(c / 64) as usize] |= 1 << (c % 64);
+                    }
+                }
+                for (word, bits) in words.iter().zip(seen) {
+                    word.store(bits, Relaxed);
+                }
+            });
+    }
+
+    /// The mate search: the forward pass, then the layers; from the phase after `from`
+    /// when resuming. `checkpoint` runs after each phase.
+    fn run(
+        &self,
+        progress: &dyn Progress,
+        from: Option<Phase>,
+        checkpoint: &dyn Fn(Phase) -> Result<(), TableError>,
+    ) -> Result<(), TableError> {
         let total = self.chunks();
         let done = AtomicU64::new(0);
         // CANJU_TRACE=1 prints the time of each phase (for tuning)
         let trace = std::env::var_os("CANJU_TRACE").is_some();
         let t0 = std::time::Instant::now();
-        (0..total)
-            .into_par_iter()
-            .for_each_init(Scratch::new, |s, chunk| {
-                if self.failed.load(Relaxed) {
-                    return;
-                }
-                self.init_chunk(s, chunk);
-                let d = done.fetch_add(1, Relaxed) + 1;
-                if d.is_multiple_of(64) || d == total {
-                    progress.init(d, total);
-                }
-            });
-        self.check_failed()?;
+        if from.is_none() {
+            (0..total)
+                .into_par_iter()
+                .for_each_init(Scratch::new, |s, chunk| {
+                    if self.failed.load(Relaxed) {
+                        return;
+                    }
+                    self.init_chunk(s, chunk);
+                    let d = done.fetch_add(1, Relaxed) + 1;
+                    if d.is_multiple_of(64) || d == total {
+                        progress.init(d, total);
+                    }
+                });
+            self.check_failed()?;
+            checkpoint(Phase::Init)?;
+        }
         let t_init = t0.elapsed().as_secs_f64();
         let (mut t_scan, mut t_walk) = (0.0, 0.0);
-        let mut plies = 1u32;
+        let mut plies = match from {
+            Some(Phase::Layer(p)) => p + 1,
+            _ => 1u32,
+        };
         let decided = AtomicU64::new(0);
         while plies <= self.max_plies.load(Relaxed) + 1 {
             if plies > code::MAX_PLIES {
@@ -315,6 +403,7 @@ impl Solver<'_> {
             t_walk += t2.elapsed().as_secs_f64();
             self.check_failed()?;
             progress.layer(plies, decided.load(Relaxed));
+            checkpoint(Phase::Layer(plies))?;
             plies += 1;
         }
         if trace {

@@ -645,12 +645,18 @@ pub fn placement(pos: &Position) -> Result<Placement, TableError> {
 }
 
 /// A directory of tables, opened on demand and kept mapped.
+/// How often a build writes a checkpoint unless told otherwise: a build shorter than this
+/// writes none.
+pub const DEFAULT_CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+
 pub struct Tablebase {
     dir: PathBuf,
     rules: Rules,
     tables: RwLock<HashMap<Material, Arc<Table>>>,
     /// Each compressed table's decompressed-block cache, in MB.
     cache_mb: usize,
+    /// How often a build into this directory writes a checkpoint.
+    checkpoint_every: std::time::Duration,
 }
 
 /// A legal move with its value for the side that plays it.
@@ -673,7 +679,20 @@ impl Tablebase {
             rules,
             tables: RwLock::new(HashMap::new()),
             cache_mb: DEFAULT_CACHE_MB,
+            checkpoint_every: DEFAULT_CHECKPOINT_EVERY,
         }
+    }
+
+    /// The same collection, with builds into it writing a checkpoint (after a phase) at
+    /// most this often: a killed build resumes from its last one. Zero: after every phase.
+    pub fn with_checkpoint_every(mut self, every: std::time::Duration) -> Tablebase {
+        self.checkpoint_every = every;
+        self
+    }
+
+    /// How often a build into this directory writes a checkpoint.
+    pub fn checkpoint_every(&self) -> std::time::Duration {
+        self.checkpoint_every
     }
 
     /// The same collection with each table's decompressed-block cache at most `mb` MB (a

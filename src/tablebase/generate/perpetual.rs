@@ -354,8 +354,14 @@ struct Aside(Vec<Vec<u8>>);
 
 impl Solver<'_> {
     /// Applies the perpetual-check rule to the finished mate search, both colours as the
-    /// winner in turn.
-    pub(super) fn apply_perpetual_check(&self, progress: &dyn Progress) -> Result<(), TableError> {
+    /// winner in turn (black alone when `red_done`: a resumed build); `checkpoint` runs
+    /// after red's turn.
+    pub(super) fn apply_perpetual_check(
+        &self,
+        progress: &dyn Progress,
+        red_done: bool,
+        checkpoint: &dyn Fn(super::Phase) -> Result<(), TableError>,
+    ) -> Result<(), TableError> {
         let size = self.layout.size();
         let work = Work {
             cand: Bits::new(size),
@@ -370,10 +376,16 @@ impl Solver<'_> {
             }
         }
         for winner in Color::ALL {
+            if winner == Color::Red && red_done {
+                continue;
+            }
             if size <= 1 << 32 {
                 self.rule_wins::<u32>(winner, &work, sub_rules, progress)?;
             } else {
                 self.rule_wins::<u64>(winner, &work, sub_rules, progress)?;
+            }
+            if winner == Color::Red {
+                checkpoint(super::Phase::RedRuleWins)?;
             }
         }
         Ok(())
