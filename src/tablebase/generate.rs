@@ -191,13 +191,12 @@ pub fn solve_resumable(
         };
         if from.is_none_or(|p| p < Phase::Mated) {
             solver.run(progress, from, &checkpoint)?;
-            // undecided positions are draws when endless play is a draw
-            for side in &solver.values {
-                side.par_iter().for_each(|c| {
-                    if c.load(Relaxed) >= COUNT {
-                        c.store(code::DRAW, Relaxed);
-                    }
-                });
+            // undecided positions are draws when endless play is a draw; under the
+            // perpetual-check rule, black's keep their counters for the pass with red as
+            // the winner, which starts from them (it makes them draws)
+            let keep = usize::from(solver.rules == Rules::Asian);
+            for side in &solver.values[..2 - keep] {
+                solver.undecided_to_draws(side);
             }
             checkpoint(Phase::Mated)?;
         }
@@ -320,6 +319,16 @@ impl Solver<'_> {
 
     fn chunks(&self) -> u64 {
         self.layout.size().div_ceil(CHUNK)
+    }
+
+    /// Makes the undecided positions of a side (with a counter of quiet moves, or not yet
+    /// counted) draws.
+    fn undecided_to_draws(&self, side: &[AtomicU8]) {
+        side.par_iter().for_each(|c| {
+            if c.load(Relaxed) >= COUNT {
+                c.store(code::DRAW, Relaxed);
+            }
+        });
     }
 
     /// Sets every chunk's summary of the codes present from the entries (a resumed build).

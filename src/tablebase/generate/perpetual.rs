@@ -491,15 +491,16 @@ impl Solver<'_> {
 
     /// Runs `f` on every entry of `turn`'s side whose code is `c`, in parallel.
     fn for_code(&self, turn: Color, c: u8, f: impl Fn(&mut Scratch, u64) + Sync + Send) {
-        self.fold_code(turn, c, || (), |s, i, _| f(s, i));
+        self.fold_cells(turn, |x| x == c, || (), |s, i, _| f(s, i));
     }
 
-    /// Runs `f` on every entry of `turn`'s side whose code is `c`, set up in the scratch,
-    /// in parallel, each chunk of entries gathering into its own `R` (made by `new`).
-    fn fold_code<R: Gathered>(
+    /// Runs `f` on every entry of `turn`'s side whose code passes `pick`, set up in the
+    /// scratch, in parallel, each chunk of entries gathering into its own `R` (made by
+    /// `new`).
+    fn fold_cells<R: Gathered>(
         &self,
         turn: Color,
-        c: u8,
+        pick: impl Fn(u8) -> bool + Sync + Send,
         new: impl Fn() -> R + Sync + Send,
         f: impl Fn(&mut Scratch, u64, &mut R) + Sync + Send,
     ) -> Vec<R> {
@@ -510,7 +511,7 @@ impl Solver<'_> {
                 let mut out = new();
                 let start = chunk * CHUNK;
                 for i in start..(start + CHUNK).min(self.layout.size()) {
-                    if cells[i as usize].load(Relaxed) == c && self.set_up(s, i, turn) {
+                    if pick(cells[i as usize].load(Relaxed)) && self.set_up(s, i, turn) {
                         f(s, i, &mut out);
                     }
                 }
@@ -528,12 +529,21 @@ impl Solver<'_> {
         progress: &dyn Progress,
     ) -> Result<(), TableError> {
         let l = !w;
+        // black's positions the mate search left undecided still hold their counters (see
+        // `solve_resumable`) when red's pass begins
+        let mut counted_before = l == Color::Black;
         if sub_rules == [false; 2] && self.attackers[l.index()] == Attackers::NONE {
             // L never checks, and no capture reaches a verdict by rule: W wins nothing new
+            if counted_before {
+                self.undecided_to_draws(self.values[l.index()]);
+            }
             return Ok(());
         }
         let started = std::time::Instant::now();
-        let aside = self.put_aside(l)?;
+        // a position counted by the mate search holds its count of moves into positions W
+        // does not win by mate (all its captures lose), which is this pass's count until W
+        // wins something by rule
+        let aside = self.put_aside(l, counted_before)?;
         // W to move, a capture (of one of L's pieces) into a loss by rule of a sub-table
         let captured = AtomicU64::new(0);
         if sub_rules[l.index()] {
@@ -551,6 +561,10 @@ impl Solver<'_> {
                     }
                 }
             });
+            if captured.load(Relaxed) > 0 && counted_before {
+                self.forget_counts(l);
+                counted_before = false;
+            }
         }
         let frontier_l = self.found[l.index()];
         let frontier_w = self.found[w.index()];
@@ -574,7 +588,8 @@ impl Solver<'_> {
             || self.values[w.index()]
                 .par_iter()
                 .any(|c| code::wins(c.load(Relaxed)));
-        let (zeros, mut fresh) = self.count_moves::<S>(w, work, frontier_l, wins_some);
+        let (zeros, mut fresh) =
+            self.count_moves::<S>(w, work, frontier_l, wins_some, counted_before);
         self.check_failed()?;
         let mut counted = wins_some;
         if zeros > 0 || captured.load(Relaxed) > 0 {
@@ -658,19 +673,29 @@ impl Solver<'_> {
     }
 
     /// Keeps `side`'s values aside, compressed, and turns its bytes into the pass's state:
-    /// [`TO_COUNT`] for drawn positions, [`SETTLED`] for the rest.
-    fn put_aside(&self, side: Color) -> Result<Aside, TableError> {
+    /// [`TO_COUNT`] for drawn positions, [`SETTLED`] for the rest. With `counters`, the
+    /// positions the mate search left undecided with a counter (black's when red's pass
+    /// begins, see [`super::solve_resumable`]) are draws aside and keep their count here.
+    fn put_aside(&self, side: Color, counters: bool) -> Result<Aside, TableError> {
         let cells = self.values[side.index()];
         let blocks: Result<Vec<Vec<u8>>, std::io::Error> = cells
             .par_chunks(ASIDE_BLOCK)
             .map_init(Vec::new, |buf, block| {
                 buf.clear();
-                buf.extend(block.iter().map(|c| c.load(Relaxed)));
-                for c in block {
-                    let state = if c.load(Relaxed) == code::DRAW {
-                        TO_COUNT
+                buf.extend(block.iter().map(|c| {
+                    let c = c.load(Relaxed);
+                    if counters && c >= COUNT {
+                        code::DRAW
                     } else {
-                        SETTLED
+                        c
+                    }
+                }));
+                for c in block {
+                    let state = match c.load(Relaxed) {
+                        code::DRAW => TO_COUNT,
+                        UNCOUNTED if counters => TO_COUNT,
+                        n if counters && n > COUNT => n - COUNT,
+                        _ => SETTLED,
                     };
                     c.store(state, Relaxed);
                 }
@@ -730,15 +755,18 @@ impl Solver<'_> {
         work: &Work,
         frontier: &Bits,
         eager: bool,
+        counted_before: bool,
     ) -> (u64, Vec<Rows<S>>) {
         let l = !w;
         let zeros = AtomicU64::new(0);
         let cells = self.values[l.index()];
-        let rows = self.fold_code(l, TO_COUNT, Rows::new, |s, i, rows| {
-            if !eager && self.quiet_escape(s, i, w) {
+        let pick = |c: u8| c == TO_COUNT || counted_before && open(c);
+        let rows = self.fold_cells(l, pick, Rows::new, |s, i, rows| {
+            let cell = &cells[i as usize];
+            // counted already, or not needed yet: a candidate needs a look all the same
+            if (!eager || cell.load(Relaxed) != TO_COUNT) && self.quiet_escape(s, i, w) {
                 return;
             }
-            let cell = &cells[i as usize];
             match self.open_moves(s, i, w, eager, true) {
                 None => cell.store(NEVER, Relaxed),
                 Some(o) if o.count == 0 => {
@@ -837,6 +865,16 @@ impl Solver<'_> {
         }
         open.count = count as u8;
         Some(open)
+    }
+
+    /// Sets L's counts from the mate search back to uncounted: they no longer hold once W
+    /// wins something by rule.
+    fn forget_counts(&self, l: Color) {
+        self.values[l.index()].par_iter().for_each(|c| {
+            if open(c.load(Relaxed)) {
+                c.store(TO_COUNT, Relaxed);
+            }
+        });
     }
 
     /// Counts the moves of the drawn L-to-move positions [`Self::count_moves`] left
@@ -991,15 +1029,19 @@ impl Solver<'_> {
         let w_nodes = self.members::<S>(zw);
         self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
         let (quiet, checks) = (&w_moves.quiet, &w_moves.checks);
+        let sweeps = AtomicU64::new(0);
         loop {
             z.clear();
+            // W positions with a quiet move into Y (fixed while Z grows), then those with a
+            // check into Z as it grows (Z only grows, so they are only added to)
+            zw.clear();
+            quiet.par_iter().for_each(|&(p, d)| {
+                if y.get(d.index()) {
+                    zw.set(p.index());
+                }
+            });
             loop {
-                zw.clear();
-                quiet.par_iter().for_each(|&(p, d)| {
-                    if y.get(d.index()) {
-                        zw.set(p.index());
-                    }
-                });
+                sweeps.fetch_add(1, Relaxed);
                 checks.par_iter().for_each(|&(p, d)| {
                     if y.get(d.index()) && z.get(d.index()) {
                         zw.set(p.index());
@@ -1031,6 +1073,9 @@ impl Solver<'_> {
         }
         z.clear();
         zw.clear();
+        if std::env::var_os("CANJU_TRACE").is_some() {
+            eprintln!("    the trap's fixpoint: {} sweeps", sweeps.load(Relaxed));
+        }
         Ok(rows.nodes.par_iter().filter(|&&n| y.get(n.index())).count() as u64)
     }
 
