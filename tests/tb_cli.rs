@@ -571,6 +571,25 @@ fn a_stopped_build_resumes_from_its_checkpoint_to_the_same_bytes() {
     );
     assert!(!files_of(&d.0).iter().any(|f| f.ends_with(".work")));
 
+    // a checkpoint that can be neither read nor written (a directory in its place): the
+    // build says so and goes on without, to the same bytes
+    let d = TempDir::new("ckpt-unwritable");
+    std::fs::create_dir_all(d.0.join("KRKN.asian.ctb.work")).unwrap();
+    let o = gen_stopping_after(&d, "KRKN", 1000);
+    assert!(o.status.success(), "{}", err(&o));
+    let e = err(&o);
+    assert!(
+        e.contains("KRKN.asian.ctb.work is of no use (is a directory)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("no more checkpoints of this build (is a directory)"),
+        "{e}"
+    );
+    let same = std::fs::read(reference.0.join("KRKN.asian.ctb")).unwrap()
+        == std::fs::read(d.0.join("KRKN.asian.ctb")).unwrap();
+    assert!(same);
+
     let e = one_line_error(
         &canju(&["gen", "KRK", "--dir", d.arg(), "--checkpoint-minutes=-1"]),
         2,

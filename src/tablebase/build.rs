@@ -79,8 +79,9 @@ pub fn build_without_deps(
 pub struct Requirements {
     /// Tables not yet in the directory.
     pub missing: Vec<Material>,
-    /// Bytes of the files to write (one byte per entry and side to move, plus headers),
-    /// with room for the checkpoint of the largest table while it is built.
+    /// Bytes of the files to write (one byte per entry and side to move, plus headers). A
+    /// build's checkpoints are not counted: one that cannot be written is skipped with a
+    /// note, and the build goes on.
     pub disk_bytes: u64,
     /// The largest table to build, and the bytes of its two arrays of entries, which the
     /// generator holds in memory at once.
@@ -101,7 +102,6 @@ pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements
         disk_bytes: 0,
         largest: None,
     };
-    let mut checkpoint = 0;
     for &m in list {
         check_size(&m)?;
         if tb.path_of(&m).exists() {
@@ -116,14 +116,11 @@ pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements
         // and a page for the header
         let blocks = (2 * entries).div_ceil(super::format::BLOCK_ENTRIES as u64);
         r.disk_bytes += bytes + 32 * blocks + 4096;
-        // and a build's checkpoint (its two arrays raw), one table at a time
-        checkpoint = checkpoint.max(bytes + (bytes >> 18) + 4096);
         if r.largest.is_none_or(|(_, b)| bytes > b) {
             r.largest = Some((m, bytes));
         }
         r.missing.push(m);
     }
-    r.disk_bytes += checkpoint;
     Ok(r)
 }
 
