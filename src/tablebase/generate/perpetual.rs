@@ -1028,53 +1028,9 @@ impl Solver<'_> {
         rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
         let w_nodes = self.members::<S>(zw);
         self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
-        let (quiet, checks) = (&w_moves.quiet, &w_moves.checks);
-        let sweeps = AtomicU64::new(0);
-        loop {
-            z.clear();
-            // W positions with a quiet move into Y (fixed while Z grows), then those with a
-            // check into Z as it grows (Z only grows, so they are only added to)
-            zw.clear();
-            quiet.par_iter().for_each(|&(p, d)| {
-                if y.get(d.index()) {
-                    zw.set(p.index());
-                }
-            });
-            loop {
-                sweeps.fetch_add(1, Relaxed);
-                checks.par_iter().for_each(|&(p, d)| {
-                    if y.get(d.index()) && z.get(d.index()) {
-                        zw.set(p.index());
-                    }
-                });
-                let grew = AtomicBool::new(false);
-                rows.for_each_row(|n, row| {
-                    let n = n.index();
-                    if y.get(n) && !z.get(n) && row.iter().all(|&a| zw.get(a.index())) {
-                        z.set(n);
-                        grew.store(true, Relaxed);
-                    }
-                });
-                if !grew.load(Relaxed) {
-                    break;
-                }
-            }
-            let shrank = AtomicBool::new(false);
-            rows.nodes.par_iter().for_each(|&n| {
-                let n = n.index();
-                if y.get(n) && !z.get(n) {
-                    y.remove(n);
-                    shrank.store(true, Relaxed);
-                }
-            });
-            if !shrank.load(Relaxed) {
-                break;
-            }
-        }
-        z.clear();
-        zw.clear();
+        let sweeps = greatest_trap(rows, &w_moves.quiet, &w_moves.checks, y, z, zw);
         if std::env::var_os("CANJU_TRACE").is_some() {
-            eprintln!("    the trap's fixpoint: {} sweeps", sweeps.load(Relaxed));
+            eprintln!("    the trap's fixpoint: {sweeps} sweeps");
         }
         Ok(rows.nodes.par_iter().filter(|&&n| y.get(n.index())).count() as u64)
     }
@@ -1203,6 +1159,69 @@ impl Solver<'_> {
     }
 }
 
+/// The trap's fixpoint νY. μZ on the candidates' graph: `rows` are L's candidates, each
+/// with the W positions its checks lead to; `quiet` and `checks` are W's moves from those
+/// into candidates, as (W position, candidate) pairs, that do not check and that do. `y`
+/// holds the candidates on entry and the trap on return: the greatest set from which W
+/// answers every check of L, within finitely many checks of its own (Z), with a move that
+/// does not check back into the set. Where W can answer only by checking, forever (both
+/// sides check on every move, 解将还将), nothing is trapped. `z` (L) and `zw` (W) are work
+/// sets, left clear. Returns the number of sweeps.
+fn greatest_trap<S: Slot>(
+    rows: &Rows<S>,
+    quiet: &[(S, S)],
+    checks: &[(S, S)],
+    y: &Bits,
+    z: &Bits,
+    zw: &Bits,
+) -> u64 {
+    let mut sweeps = 0;
+    loop {
+        z.clear();
+        // W positions with a quiet move into Y (fixed while Z grows), then those with a
+        // check into Z as it grows (Z only grows, so they are only added to)
+        zw.clear();
+        quiet.par_iter().for_each(|&(p, d)| {
+            if y.get(d.index()) {
+                zw.set(p.index());
+            }
+        });
+        loop {
+            sweeps += 1;
+            checks.par_iter().for_each(|&(p, d)| {
+                if y.get(d.index()) && z.get(d.index()) {
+                    zw.set(p.index());
+                }
+            });
+            let grew = AtomicBool::new(false);
+            rows.for_each_row(|n, row| {
+                let n = n.index();
+                if y.get(n) && !z.get(n) && row.iter().all(|&a| zw.get(a.index())) {
+                    z.set(n);
+                    grew.store(true, Relaxed);
+                }
+            });
+            if !grew.load(Relaxed) {
+                break;
+            }
+        }
+        let shrank = AtomicBool::new(false);
+        rows.nodes.par_iter().for_each(|&n| {
+            let n = n.index();
+            if y.get(n) && !z.get(n) {
+                y.remove(n);
+                shrank.store(true, Relaxed);
+            }
+        });
+        if !shrank.load(Relaxed) {
+            break;
+        }
+    }
+    z.clear();
+    zw.clear();
+    sweeps
+}
+
 /// Asks the allocator to return the memory freed so far to the system: the candidates' rows
 /// are gathered in many small vectors, freed once joined, which the allocator would
 /// otherwise keep for the rest of the build.
@@ -1251,6 +1270,64 @@ mod tests {
         assert_eq!(rows.row(0), &[1, 3]);
         assert_eq!(rows.row(2), &[7, 9]);
         assert_eq!(rows.row(4), &[20, 21]);
+    }
+
+    /// The trap on small graphs made by hand (L's candidates 0.., W's positions 100..):
+    /// the kinds of cycle the rule tells apart, where no position of a buildable endgame
+    /// shows the last two (see `examples/mutual_checks.rs`).
+    #[test]
+    fn the_trap_needs_a_quiet_answer_of_the_winner_and_not_mutual_checks() {
+        // (L's candidates with the W positions their checks lead to, W's quiet moves into
+        // candidates, W's checks into candidates) → the trap
+        let trap = |rows_of: &[(u32, &[u32])], quiet: &[(u32, u32)], checks: &[(u32, u32)]| {
+            let mut rows = Rows::<u32>::new();
+            for &(n, row) in rows_of {
+                rows.push(n as u64, &row.iter().map(|&a| a as u64).collect::<Vec<_>>());
+            }
+            let (y, z, zw) = (Bits::new(256), Bits::new(256), Bits::new(256));
+            for &(n, _) in rows_of {
+                y.set(n as u64);
+            }
+            greatest_trap(&rows, quiet, checks, &y, &z, &zw);
+            assert_eq!((z.count(), zw.count()), (0, 0), "work sets left clear");
+            let mut t: Vec<u32> = rows_of
+                .iter()
+                .map(|&(n, _)| n)
+                .filter(|&n| y.get(n as u64))
+                .collect();
+            t.sort();
+            t
+        };
+        // 长将: L's check is answered by a quiet move back: trapped
+        assert_eq!(trap(&[(0, &[100])], &[(100, 0)], &[]), [0]);
+        // 解将还将: W answers only by checking back, forever: a draw, nothing trapped
+        assert_eq!(trap(&[(0, &[100])], &[], &[(100, 0)]), Vec::<u32>::new());
+        assert_eq!(
+            trap(&[(0, &[100]), (1, &[101])], &[], &[(100, 1), (101, 0)]),
+            Vec::<u32>::new()
+        );
+        // W checks back once, then answers quietly: trapped (finitely many checks of W)
+        assert_eq!(
+            trap(&[(0, &[100]), (1, &[101])], &[(101, 0)], &[(100, 1)]),
+            [0, 1]
+        );
+        // one of L's checks reaches a W position with no way back: L escapes there
+        assert_eq!(
+            trap(&[(0, &[100, 102])], &[(100, 0)], &[]),
+            Vec::<u32>::new()
+        );
+        // one whose check W can answer only by going to a candidate that escapes, escapes
+        // too (the outer round: Y shrinks twice)
+        assert_eq!(
+            trap(
+                &[(0, &[100]), (1, &[101, 102]), (2, &[103])],
+                &[(100, 0), (101, 1), (102, 5), (103, 1)],
+                &[]
+            ),
+            [0]
+        );
+        // a candidate without checks into drawn positions (all its moves lose) is trapped
+        assert_eq!(trap(&[(3, &[])], &[], &[]), [3]);
     }
 
     /// Rows over many groups of [`ROW_GROUP`], joined from parts and pruned twice, read
