@@ -80,7 +80,7 @@ pub(super) fn check(table: &Table, tb: &Tablebase, winner: Color) -> Result<(), 
                 })
                 .flatten()
         })?;
-        let t = f.trap();
+        let t = greatest_trap(&f, winner);
         f.failed()?;
         if t.count() == 0 {
             break;
@@ -138,12 +138,8 @@ impl Fixpoint<'_> {
         }
     }
 
-    /// Runs `f` on every legal entry of `turn`'s side not yet won, with its successors.
-    fn sweep(&self, turn: Color, f: impl Fn(u64, &[Child]) + Sync) {
-        self.sweep_in(turn, None, f)
-    }
-
-    /// [`Fixpoint::sweep`] over the members of `only` alone, when given.
+    /// Runs `f` on every legal entry of `turn`'s side not yet won (of `only` alone, when
+    /// given), with its successors.
     fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
         let layout = self.table.layout();
         let n = layout.pieces().len();
@@ -253,64 +249,156 @@ impl Fixpoint<'_> {
             }
         }
     }
+}
 
-    /// The greatest set Y of the loser's positions not won where the loser's every move
-    /// that is not a check leads into a won position, and from which the winner, answering
-    /// every check, reaches within finitely many checks of its own a move that does not
-    /// check and leads back into Y (νY. μZ).
-    fn trap(&self) -> Bits {
-        let size = self.table.layout().size();
-        let (w, l) = (self.winner, !self.winner);
-        // only positions where every move that does not check is won can be in it, and
-        // only the positions their checks lead to answer
-        let y = Bits::new(size);
-        let answers = Bits::new(size);
-        self.sweep(l, |i, children| {
-            if children.iter().all(|c| c.won || c.checks) {
-                y.set(i);
-                for c in children {
-                    if let (false, Some(d)) = (c.won, c.index) {
-                        answers.set(d);
-                    }
+/// What the trap needs of the position graph: its entries per side, and a sweep that calls
+/// `f` on every position of `turn` not yet won (of `only`, when given) with its successors.
+trait Graph: Sync {
+    fn size(&self) -> u64;
+    fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync);
+}
+
+impl Graph for Fixpoint<'_> {
+    fn size(&self) -> u64 {
+        self.table.layout().size()
+    }
+
+    fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
+        Fixpoint::sweep_in(self, turn, only, f)
+    }
+}
+
+/// The greatest set Y of the loser's positions not won where the loser's every move that
+/// is not a check leads into a won position, and from which the winner, answering every
+/// check, reaches within finitely many checks of its own a move that does not check and
+/// leads back into Y (νY. μZ). Where the winner can answer only by checking, forever (both
+/// sides check on every move, 解将还将), nothing is in it.
+fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
+    let size = g.size();
+    let (w, l) = (winner, !winner);
+    // only positions where every move that does not check is won can be in it, and
+    // only the positions their checks lead to answer
+    let y = Bits::new(size);
+    let answers = Bits::new(size);
+    g.sweep_in(l, None, |i, children| {
+        if children.iter().all(|c| c.won || c.checks) {
+            y.set(i);
+            for c in children {
+                if let (false, Some(d)) = (c.won, c.index) {
+                    answers.set(d);
                 }
             }
-        });
-        let z = Bits::new(size);
-        let zw = Bits::new(size);
-        let z_next = Bits::new(size);
-        loop {
-            z.clear();
-            let mut z_count = 0;
-            loop {
-                zw.clear();
-                self.sweep_in(w, Some(&answers), |i, children| {
-                    let keeps = children.iter().any(|c| {
-                        c.won || c.index.is_some_and(|d| y.get(d) && (!c.checks || z.get(d)))
-                    });
-                    if keeps {
-                        zw.set(i);
-                    }
-                });
-                z_next.clear();
-                self.sweep_in(l, Some(&y), |i, children| {
-                    let held = children
-                        .iter()
-                        .all(|c| c.won || (c.checks && c.index.is_some_and(|d| zw.get(d))));
-                    if held {
-                        z_next.set(i);
-                    }
-                });
-                let count = z_next.count();
-                if count == z_count {
-                    break;
-                }
-                z_count = count;
-                z.copy_from(&z_next);
-            }
-            if z_count == y.count() {
-                return y;
-            }
-            y.copy_from(&z);
         }
+    });
+    let z = Bits::new(size);
+    let zw = Bits::new(size);
+    let z_next = Bits::new(size);
+    loop {
+        z.clear();
+        let mut z_count = 0;
+        loop {
+            zw.clear();
+            g.sweep_in(w, Some(&answers), |i, children| {
+                let keeps = children
+                    .iter()
+                    .any(|c| c.won || c.index.is_some_and(|d| y.get(d) && (!c.checks || z.get(d))));
+                if keeps {
+                    zw.set(i);
+                }
+            });
+            z_next.clear();
+            g.sweep_in(l, Some(&y), |i, children| {
+                let held = children
+                    .iter()
+                    .all(|c| c.won || (c.checks && c.index.is_some_and(|d| zw.get(d))));
+                if held {
+                    z_next.set(i);
+                }
+            });
+            let count = z_next.count();
+            if count == z_count {
+                break;
+            }
+            z_count = count;
+            z.copy_from(&z_next);
+        }
+        if z_count == y.count() {
+            return y;
+        }
+        y.copy_from(&z);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A graph made by hand: per side to move, positions with their successors.
+    struct Hand([Vec<(u64, Vec<Child>)>; 2]);
+
+    impl Graph for Hand {
+        fn size(&self) -> u64 {
+            16
+        }
+
+        fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
+            for (i, children) in &self.0[turn.index()] {
+                if only.is_none_or(|b| b.get(*i)) {
+                    f(*i, children);
+                }
+            }
+        }
+    }
+
+    /// A move into position `to` of the other side, checking or not.
+    fn to(to: u64, checks: bool) -> Child {
+        Child {
+            won: false,
+            index: Some(to),
+            checks,
+        }
+    }
+
+    /// A move into a position won for the winner (the loser's other moves).
+    const LOSES: Child = Child {
+        won: true,
+        index: None,
+        checks: false,
+    };
+
+    /// The trap for red as the winner: black's positions (the loser) and red's answers.
+    fn trapped(black: &[(u64, Vec<Child>)], red: &[(u64, Vec<Child>)]) -> Vec<u64> {
+        let g = Hand([red.to_vec(), black.to_vec()]);
+        let t = greatest_trap(&g, Color::Red);
+        (0..16).filter(|&i| t.get(i)).collect()
+    }
+
+    /// The same cycles as the generator's own test, the verifier's fixpoint on its own.
+    #[test]
+    fn the_verifier_traps_a_quiet_answer_and_not_mutual_checks() {
+        // 长将: black's check, red's quiet move back
+        let black = vec![(0, vec![to(0, true), LOSES])];
+        assert_eq!(trapped(&black, &[(0, vec![to(0, false)])]), [0]);
+        // 解将还将: red answers only by checking back
+        assert_eq!(
+            trapped(&black, &[(0, vec![to(0, true)])]),
+            Vec::<u64>::new()
+        );
+        let black2 = vec![(0, vec![to(0, true), LOSES]), (1, vec![to(1, true)])];
+        assert_eq!(
+            trapped(&black2, &[(0, vec![to(1, true)]), (1, vec![to(0, true)])]),
+            Vec::<u64>::new()
+        );
+        // red checks back once, then answers quietly
+        assert_eq!(
+            trapped(&black2, &[(0, vec![to(1, true)]), (1, vec![to(0, false)])]),
+            [0, 1]
+        );
+        // 一将一闲: black has a quiet move that holds: no trap
+        let idle = vec![(0, vec![to(0, true), to(1, false)])];
+        assert_eq!(
+            trapped(&idle, &[(0, vec![to(0, false)]), (1, vec![])]),
+            Vec::<u64>::new()
+        );
     }
 }
