@@ -74,6 +74,7 @@ pub fn verify(
         let end = (start + CHUNK).min(layout.size());
         let mut squares: Squares = [Square::new(0).expect("a0"); MAX_PIECES];
         let mut pos = Position::scratch();
+        let mut subs = SubTables::new();
         let mut count = 0;
         for index in start..end {
             if lowest.load(Relaxed) < index {
@@ -84,7 +85,7 @@ pub fn verify(
                 let stored = table.code_of_checked(turn, index);
                 let result = if placed {
                     pos.set_placement(layout.pieces(), &squares[..n], turn);
-                    check(table, tb, &pos, &squares[..n], stored)
+                    check(table, tb, &mut pos, &squares[..n], stored, &mut subs)
                 } else if stored != code::ILLEGAL {
                     Err(Failure::Wrong(
                         "an entry with two pieces on one point must be illegal".into(),
@@ -151,16 +152,39 @@ enum Failure {
     Table(TableError),
 }
 
+/// The sub-tables a thread's captures have led into so far (a few), so that each capture
+/// finds its table without the collection's lock.
+struct SubTables(Vec<(crate::material::Material, std::sync::Arc<Table>)>);
+
+impl SubTables {
+    fn new() -> SubTables {
+        SubTables(Vec::with_capacity(8))
+    }
+
+    /// The value, for the side to move there, of the position after a capture.
+    fn probe(&mut self, tb: &Tablebase, child: &Position) -> Result<Value, TableError> {
+        let pl = super::probe::placement(child)?;
+        let t = match self.0.iter().position(|(m, _)| *m == pl.material) {
+            Some(t) => t,
+            None => {
+                self.0.push((pl.material, tb.table(pl.material)?));
+                self.0.len() - 1
+            }
+        };
+        self.0[t].1.probe(&pl)
+    }
+}
+
 /// Checks one entry; `Ok(true)` for a legal position that agrees, `Ok(false)` for an
 /// illegal one correctly marked.
 fn check(
     table: &Table,
     tb: &Tablebase,
-    pos: &Position,
+    pos: &mut Position,
     squares: &[Square],
     stored: u8,
+    subs: &mut SubTables,
 ) -> Result<bool, Failure> {
-    let fen = || Some(pos.to_string());
     let illegal = pos.in_check(!pos.turn());
     if illegal {
         return if stored == code::ILLEGAL {
@@ -168,18 +192,21 @@ fn check(
         } else {
             Err(Failure::Wrong(
                 "the side not to move is in check".into(),
-                fen(),
+                Some(pos.to_string()),
             ))
         };
     }
     let Some(stored_value) = value_of_code(stored) else {
-        return Err(Failure::Wrong("the position is legal".into(), fen()));
+        return Err(Failure::Wrong(
+            "the position is legal".into(),
+            Some(pos.to_string()),
+        ));
     };
     let with_rule = table.header().rule_set() == Rules::Asian;
     if stored_value.by_rule() && !with_rule {
         return Err(Failure::Wrong(
             "the table is built without the perpetual-check rule".into(),
-            fen(),
+            Some(pos.to_string()),
         ));
     }
     let layout = table.layout();
@@ -187,10 +214,11 @@ fn check(
     let mut best: Option<Value> = None;
     for &m in moves.iter() {
         let child_value = if pos.piece_at(m.to()).is_some() {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
+            let undo = pos.play_unchecked(m);
+            let v = subs.probe(tb, pos);
+            pos.undo(m, undo);
             // a capture into a win by rule counts as level 0 of this material
-            match tb.probe(&child).map_err(Failure::Table)? {
+            match v.map_err(Failure::Table)? {
                 Value::RuleWin(_) => Value::RuleWin(0),
                 Value::RuleLoss(_) => Value::RuleLoss(0),
                 v => v,
@@ -210,7 +238,7 @@ fn check(
                 .ok_or_else(|| {
                     Failure::Wrong(
                         format!("its move {m} reaches entry {ci}, which is not a legal value"),
-                        fen(),
+                        Some(pos.to_string()),
                     )
                 })?
         };
@@ -223,6 +251,9 @@ fn check(
     if expected == stored_value {
         Ok(true)
     } else {
-        Err(Failure::Wrong(format!("its moves give {expected}"), fen()))
+        Err(Failure::Wrong(
+            format!("its moves give {expected}"),
+            Some(pos.to_string()),
+        ))
     }
 }
