@@ -14,7 +14,9 @@
 //! Arguments: the table directory (asian tables of the materials and what they fall into),
 //! then one or more materials. Prints, per material, the drawn positions whose holding
 //! moves all check, how many of them lie in the greatest set where W keeps L checking,
-//! and up to five of those as FENs.
+//! and up to five of those as FENs. With `VALIDATE=1` in the environment, the losses by
+//! rule are taken as well, and the set must then hold the real perpetual-check traps (a
+//! check that the search is not blind).
 
 use std::collections::{HashMap, HashSet};
 

@@ -457,6 +457,15 @@ fn gen_stopping_after(dir: &TempDir, material: &str, n: u32) -> Output {
         .unwrap()
 }
 
+/// Asserts that each named file is the same bytes in both directories.
+fn assert_same_files(reference: &Path, dir: &Path, names: &[String], when: &str) {
+    for name in names {
+        let same =
+            std::fs::read(reference.join(name)).unwrap() == std::fs::read(dir.join(name)).unwrap();
+        assert!(same, "{name} differs {when}");
+    }
+}
+
 fn files_of(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -527,11 +536,7 @@ fn a_stopped_build_resumes_from_its_checkpoint_to_the_same_bytes() {
         names,
         "checkpoints left behind, or tables missing"
     );
-    for name in &names {
-        let same = std::fs::read(reference.0.join(name)).unwrap()
-            == std::fs::read(d.0.join(name)).unwrap();
-        assert!(same, "{name} differs after {runs} runs");
-    }
+    assert_same_files(&reference.0, &d.0, &names, &format!("after {runs} runs"));
 
     // a damaged checkpoint is reported and the build starts over, to the same bytes
     let d = TempDir::new("ckpt-damaged");
@@ -551,11 +556,8 @@ fn a_stopped_build_resumes_from_its_checkpoint_to_the_same_bytes() {
         err(&o)
     );
     assert!(!work.exists());
-    for name in files_of(&d.0) {
-        let same = std::fs::read(reference.0.join(&name)).unwrap()
-            == std::fs::read(d.0.join(&name)).unwrap();
-        assert!(same, "{name} differs after a damaged checkpoint");
-    }
+    let built = files_of(&d.0);
+    assert_same_files(&reference.0, &d.0, &built, "after a damaged checkpoint");
 
     // a checkpoint of another build (here: of the other rule set's table) is not used
     std::fs::remove_file(d.0.join("KRKN.asian.ctb")).unwrap();
@@ -586,9 +588,8 @@ fn a_stopped_build_resumes_from_its_checkpoint_to_the_same_bytes() {
         e.contains("no more checkpoints of this build (is a directory)"),
         "{e}"
     );
-    let same = std::fs::read(reference.0.join("KRKN.asian.ctb")).unwrap()
-        == std::fs::read(d.0.join("KRKN.asian.ctb")).unwrap();
-    assert!(same);
+    let top = ["KRKN.asian.ctb".to_string()];
+    assert_same_files(&reference.0, &d.0, &top, "without checkpoints");
 
     let e = one_line_error(
         &canju(&["gen", "KRK", "--dir", d.arg(), "--checkpoint-minutes=-1"]),
