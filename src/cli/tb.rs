@@ -173,8 +173,13 @@ fn summary(r: &Report) -> String {
     };
     let legal: u64 = h.sides.iter().map(|s| s.legal).sum();
     let longest = h.sides.iter().map(|s| s.longest).max().unwrap_or(0);
+    let wide = if h.format_version == canju::tablebase::format::FORMAT_WIDE {
+        " (a wide table: distances beyond one byte)"
+    } else {
+        ""
+    };
     format!(
-        "{:<9} {:<7} {} positions: {}, {}; longest win {longest}; {:.2} s; {} MB",
+        "{:<9} {:<7} {} positions: {}, {}; longest win {longest}{wide}; {:.2} s; {} MB",
         r.material.to_string(),
         match r.outcome {
             Outcome::Built => "built",
@@ -641,6 +646,8 @@ struct SideJson {
 struct StatsJson {
     material: String,
     rules: String,
+    /// Entries whose distance is kept in the far list (0 unless the table is wide).
+    far_entries: usize,
     red_to_move: SideJson,
     black_to_move: SideJson,
 }
@@ -692,6 +699,7 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> 
     let out = StatsJson {
         material: h.material.clone(),
         rules: h.rules.clone(),
+        far_entries: table.far_list().len(),
         red_to_move: side(Color::Red),
         black_to_move: side(Color::Black),
     };
@@ -705,6 +713,12 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> 
         m.chinese(),
         rules.describe()
     );
+    if out.far_entries > 0 {
+        outln!(
+            "a wide table: {} entries with distances beyond one byte, in its far list",
+            thousands(out.far_entries as u64)
+        );
+    }
     for (name, s) in [
         ("red to move", &out.red_to_move),
         ("black to move", &out.black_to_move),

@@ -169,7 +169,8 @@ pub fn pick(
         if layout.squares(index, &mut squares).is_none() {
             continue;
         }
-        let Some(v) = crate::tablebase::value::value_of_code(table.code(turn, index)?) else {
+        let c = table.code(turn, index)?;
+        let Some(v) = table.value_of(turn, index, c) else {
             continue;
         };
         let fits = match (wanted, v) {

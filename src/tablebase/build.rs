@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::format::{Header, TableError, legacy, write};
+use super::format::{Header, TableError, legacy, write_with_far};
 use super::generate::{Checkpoints, Progress, solve_resumable};
 use super::index::MAX_PIECES;
 use super::probe::Tablebase;
@@ -204,7 +204,13 @@ fn build_table(
     let p = progress(&m);
     let solved = solve_resumable(m, tb, p.as_ref(), Some(&checkpoints))?;
     drop(p);
-    write(&path, &solved.header, &solved.red, &solved.black)?;
+    write_with_far(
+        &path,
+        &solved.header,
+        &solved.red,
+        &solved.black,
+        &solved.far,
+    )?;
     checkpoints.remove();
     tb.forget(&m);
     // the sub-tables were decompressed whole for the build: let that memory go

@@ -75,6 +75,14 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
             expected: baseline.header().material.clone(),
         });
     }
+    // mates stand under the rule, so the distances beyond a byte are the same
+    if asian.far_list() != baseline.far_list() {
+        return Err(TableError::Unsupported(format!(
+            "{}: its far list of distances beyond a byte differs from that of {}: the tables disagree beyond the rule; verify both",
+            asian.path().display(),
+            baseline.path().display()
+        )));
+    }
     let per_pair = (asian.layout().size() / index::GENERAL_PAIR_COUNT) as usize;
     let mut out = RuleDiff::default();
     for turn in Color::ALL {
@@ -120,8 +128,8 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
             return Err(TableError::Unsupported(format!(
                 "{}: entry {index} ({turn} to move) is {} there but {} in {}: the tables disagree beyond the rule; verify both",
                 asian.path().display(),
-                describe(a[index as usize]),
-                describe(b[index as usize]),
+                describe(asian, turn, index, a[index as usize]),
+                describe(baseline, turn, index, b[index as usize]),
                 baseline.path().display()
             )));
         }
@@ -155,8 +163,8 @@ fn keep(list: &mut Vec<(u32, u64)>, item: (u32, u64), n: usize) {
     list.truncate(n);
 }
 
-fn describe(c: u8) -> String {
-    match super::value::value_of_code(c) {
+fn describe(table: &Table, turn: Color, index: u64, c: u8) -> String {
+    match table.value_of(turn, index, c) {
         Some(v) => v.to_string(),
         None if c == code::ILLEGAL => "illegal".into(),
         None => format!("code {c}"),

@@ -12,7 +12,15 @@
 //!              of the stored bytes (16 bytes a block); its CRC-32 is in the header
 //!            zero padding to a 64-byte boundary
 //!     body   the blocks, one after another
+//!            format 3 only: the far list (see [`super::far`]): per entry a u64 LE key
+//!              (side to move << 63 | index) and u32 LE plies, sorted by key; then u64 LE
+//!              the count and u32 LE the CRC-32 of the list and the count
 //! ```
+//!
+//! Format 3 is a wide table: one whose longest distance does not fit a byte. It is format
+//! 2 with the far list after the body: every entry holding a far code (see
+//! [`super::value::code::FAR_WIN`]) is in the list, with its distance. A table that fits a
+//! byte is written in format 2, the same bytes as before wide tables existed.
 //!
 //! Each side's entries are cut into blocks of `block_entries` entries (the last one
 //! shorter); blocks never span the two sides. With codec `zstd` (what canju writes) each
@@ -31,10 +39,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::far::{self, FarList};
 use crate::material::Material;
 
 pub const MAGIC: [u8; 8] = *b"CANJUTB\0";
 pub const FORMAT_VERSION: u32 = 2;
+/// The format of wide tables: [`FORMAT_VERSION`] with a far list after the body.
+pub const FORMAT_WIDE: u32 = 3;
 /// The rule set a table is built with. Under both, stalemate loses, the generals may not
 /// face each other and there is no move limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -419,9 +430,36 @@ pub fn write_with_codec(
     black: &[u8],
     codec: u8,
 ) -> Result<(), TableError> {
+    write_table(path, header, [red, black], &FarList::default(), codec)
+}
+
+/// [`write`] of a table whose far list may hold entries: a wide table (format 3) when it
+/// does, the same file as [`write`] when it is empty.
+pub fn write_with_far(
+    path: &Path,
+    header: &Header,
+    red: &[u8],
+    black: &[u8],
+    far: &FarList,
+) -> Result<(), TableError> {
+    write_table(path, header, [red, black], far, CODEC_ZSTD)
+}
+
+fn write_table(
+    path: &Path,
+    header: &Header,
+    [red, black]: [&[u8]; 2],
+    far: &FarList,
+    codec: u8,
+) -> Result<(), TableError> {
     let mut header = header.clone();
     header.codec = codec;
     header.block_entries = BLOCK_ENTRIES;
+    header.format_version = if far.is_empty() {
+        FORMAT_VERSION
+    } else {
+        FORMAT_WIDE
+    };
     let n = header.entries;
     if red.len() as u64 != n || black.len() as u64 != n {
         return Err(TableError::Unsupported(format!(
@@ -451,6 +489,10 @@ pub fn write_with_codec(
     prefix.resize(align(prefix.len()), 0);
     let mut parts: Vec<&[u8]> = vec![&prefix];
     parts.extend(stored.iter().map(Vec::as_slice));
+    let far_bytes = far.encode();
+    if !far.is_empty() {
+        parts.push(&far_bytes);
+    }
     write_atomically(path, &parts)
 }
 
@@ -472,6 +514,8 @@ pub struct Parsed {
     pub blocks: Vec<BlockRef>,
     /// Offset of the body in the file.
     pub body: usize,
+    /// A wide table's far list (empty in format 2).
+    pub far: FarList,
 }
 
 fn le_u32(b: &[u8]) -> u32 {
@@ -521,12 +565,12 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
                 command: gen_command(path),
             });
         }
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != FORMAT_WIDE {
             return Err(TableError::Mismatch {
                 path: p(),
                 what: "format version",
                 found: version.to_string(),
-                expected: FORMAT_VERSION.to_string(),
+                expected: format!("{FORMAT_VERSION} or {FORMAT_WIDE}"),
             });
         }
         if crc_end > bytes.len() {
@@ -551,11 +595,12 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
         found,
         expected,
     };
-    if header.format_version != FORMAT_VERSION {
+    let wide = header.format_version == FORMAT_WIDE;
+    if header.format_version != FORMAT_VERSION && !wide {
         return Err(mismatch(
             "format version",
             header.format_version.to_string(),
-            FORMAT_VERSION.to_string(),
+            format!("{FORMAT_VERSION} or {FORMAT_WIDE}"),
         ));
     }
     if Rules::from_header(&header.rules).is_none() {
@@ -592,7 +637,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             header.block_entries
         )));
     }
-    check_stats(&header).map_err(damaged)?;
+    check_stats(&header, wide).map_err(damaged)?;
     let blocks = header.blocks_per_side();
     let table_start = align(crc_end);
     let table_len = blocks
@@ -631,7 +676,15 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
         CODEC_RAW => header.entries.saturating_mul(2),
         _ => refs.iter().map(|r| r.length as u64).sum(),
     };
-    let expected = (body as u64).saturating_add(body_len);
+    // a wide table's far list follows the body; its trailer says how long it is
+    let far_len = if wide {
+        FarList::stored_len(bytes).unwrap_or(far::TRAILER_BYTES)
+    } else {
+        0
+    };
+    let expected = (body as u64)
+        .saturating_add(body_len)
+        .saturating_add(far_len as u64);
     if bytes.len() as u64 != expected {
         return Err(TableError::Size {
             path: p(),
@@ -666,16 +719,27 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
         }
         next += r.length as u64;
     }
+    let far = if wide {
+        let list =
+            FarList::decode(&bytes[bytes.len() - far_len..], header.entries).map_err(damaged)?;
+        if list.is_empty() {
+            return Err(damaged("a wide table with an empty far list".into()));
+        }
+        list
+    } else {
+        FarList::default()
+    };
     Ok(Parsed {
         header,
         blocks: refs,
         body,
+        far,
     })
 }
 
 /// The counts of a header must be those of a table: parts that add up, a longest win
 /// that is a win that fits, an index inside the table.
-fn check_stats(h: &Header) -> Result<(), String> {
+fn check_stats(h: &Header, wide: bool) -> Result<(), String> {
     for (s, side) in h.sides.iter().zip(["red", "black"]) {
         let sum = s
             .win
@@ -684,7 +748,7 @@ fn check_stats(h: &Header) -> Result<(), String> {
         if sum != Some(s.legal) || s.legal > h.entries.saturating_mul(2) {
             return Err(format!("{side}-to-move counts do not add up"));
         }
-        let fits = s.longest <= super::value::code::MAX_PLIES;
+        let fits = wide || s.longest <= super::value::code::MAX_PLIES;
         // in an asian table a side may win only by rule, with no longest mate
         let longest_ok = if s.win == 0 {
             s.longest == 0
@@ -770,7 +834,7 @@ pub mod legacy {
             return Err(bad("body checksum mismatch"));
         }
         let header = Header::new(material, h.entries, h.sides, Rules::None);
-        check_stats(&header).map_err(|r| bad(&r))?;
+        check_stats(&header, false).map_err(|r| bad(&r))?;
         write(path, &header, red, black)?;
         Ok(header)
     }

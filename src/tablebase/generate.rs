@@ -10,6 +10,13 @@
 //! Each layer is a parallel pass over the index in chunks. Every value written in a layer is
 //! fixed by the previous layers alone, so the result is the same bytes for any number of
 //! threads.
+//!
+//! Any distance: an entry decided in [`code::FAR_FROM`] plies or more holds a far code and
+//! its distance goes into a side list (the far list), whose entries of a distance are that
+//! layer's frontier. Such entries are the tail of a table, so the list stays small beside
+//! the entries. A table whose distances all fit a byte gets its far entries back as plain
+//! codes and is the same bytes as without the list; one that does not is written wide
+//! (format 3, see [`super::far`]).
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -19,6 +26,7 @@ use rayon::prelude::*;
 mod checkpoint;
 mod conversion;
 mod perpetual;
+mod wide;
 
 pub use checkpoint::{Checkpoints, Phase, Resumed};
 
@@ -44,6 +52,21 @@ const UNCOUNTED: u8 = u8::MAX;
 const MAX_COUNT: u32 = (UNCOUNTED - 1 - COUNT) as u32;
 
 const CHUNK: u64 = 1 << 14;
+
+/// The test hook that moves where the far list starts, so that small tables take the wide
+/// path: `CANJU_WIDE_FROM=N` keeps every distance of at least N plies (N ≥ 2) in the far
+/// list, and a table with such a distance is written wide.
+const WIDE_FROM_VAR: &str = "CANJU_WIDE_FROM";
+
+/// The entries decided in `far_from` plies or more while a table is built.
+#[derive(Default)]
+struct Far {
+    /// The distance of every entry holding a far code, by key ([`super::far::key`]).
+    plies: std::collections::HashMap<u64, u32>,
+    /// Keys by the distance they were given: a layer's frontier beyond `far_from` (a key
+    /// whose distance changed since is passed over).
+    by_plies: std::collections::HashMap<u32, Vec<u64>>,
+}
 
 /// A capture leads into another table: which one, whether colours flip, and where each of
 /// its slots comes from in this table's slot order.
@@ -80,6 +103,8 @@ pub struct Solved {
     pub header: Header,
     pub red: Vec<u8>,
     pub black: Vec<u8>,
+    /// The distances that do not fit a byte (empty unless the table is wide).
+    pub far: super::far::FarList,
 }
 
 struct Solver<'a> {
@@ -101,6 +126,9 @@ struct Solver<'a> {
     max_plies: AtomicU32,
     /// Whether the sub-tables hold verdicts by rule (asian tables).
     rules: Rules,
+    /// Distances from here on are kept in `far` ([`code::FAR_FROM`] but for tests).
+    far_from: u32,
+    far: Mutex<Far>,
 }
 
 struct Scratch {
@@ -177,16 +205,21 @@ pub fn solve_resumable(
             None
         }
     };
-    with_solver(material, tb, &mut red, &mut black, |solver| {
-        let from = resumed.map(|r| r.phase);
+    let far = with_solver(material, tb, &mut red, &mut black, |solver| {
+        let from = resumed.as_ref().map(|r| r.phase);
         if let Some(r) = resumed {
             solver.max_plies.store(r.max_plies, Relaxed);
             solver.summarize_present();
+            solver.resume_far(r.far);
         }
         let checkpoint = |phase: Phase| match checkpoints {
-            Some(c) => c.after(phase, solver.max_plies.load(Relaxed), solver.values, &|t| {
-                progress.note(t)
-            }),
+            Some(c) => c.after(
+                phase,
+                solver.max_plies.load(Relaxed),
+                solver.values,
+                &|| solver.far_entries(),
+                &|t| progress.note(t),
+            ),
             None => Ok(()),
         };
         if from.is_none_or(|p| p < Phase::Mated) {
@@ -204,9 +237,10 @@ pub fn solve_resumable(
             let red_done = from == Some(Phase::RedRuleWins);
             solver.apply_perpetual_check(progress, red_done, &checkpoint)?;
         }
-        Ok(())
+        Ok(solver.far_entries())
     })?;
-    finish(material, red, black, tb.rules())
+    let far_from = wide_from();
+    finish(material, red, black, far, far_from, tb.rules())
 }
 
 /// Runs `f` on a solver of a canonical material over the given values (one byte per
@@ -273,6 +307,8 @@ fn with_solver<R>(
         failed: AtomicBool::new(false),
         max_plies: AtomicU32::new(0),
         rules: tb.rules(),
+        far_from: wide_from(),
+        far: Mutex::new(Far::default()),
     };
     f(&solver)
 }
@@ -286,6 +322,14 @@ fn prefetch(cells: &[AtomicU8], indices: &[u64]) {
             crate::prefetch::prefetch(cell.as_ptr());
         }
     }
+}
+
+/// Where the far list starts: [`code::FAR_FROM`], or lower when the test hook asks.
+fn wide_from() -> u32 {
+    std::env::var(WIDE_FROM_VAR)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(code::FAR_FROM, |n| n.clamp(2, code::FAR_FROM))
 }
 
 fn attackers_of(side: crate::material::Side) -> Attackers {
@@ -389,19 +433,16 @@ impl Solver<'_> {
         };
         let decided = AtomicU64::new(0);
         while plies <= self.max_plies.load(Relaxed) + 1 {
-            if plies > code::MAX_PLIES {
-                return Err(TableError::Unsupported(format!(
-                    "{}: a distance to mate beyond {} plies does not fit one-byte entries",
-                    self.layout.material(),
-                    code::MAX_PLIES
-                )));
-            }
-            let want = code::decided(plies - 1);
             let t1 = std::time::Instant::now();
-            (0..total).into_par_iter().for_each(|chunk| {
-                let n = self.scan_chunk(chunk, want);
-                decided.fetch_add(n, Relaxed);
-            });
+            if plies > self.far_from {
+                decided.fetch_add(self.far_frontier(plies - 1), Relaxed);
+            } else {
+                let want = code::decided(plies - 1);
+                (0..total).into_par_iter().for_each(|chunk| {
+                    let n = self.scan_chunk(chunk, want);
+                    decided.fetch_add(n, Relaxed);
+                });
+            }
             let t2 = std::time::Instant::now();
             (0..total)
                 .into_par_iter()
@@ -457,7 +498,7 @@ impl Solver<'_> {
                 let c = if s.pos.in_check_against(!turn, self.attackers[turn.index()]) {
                     code::ILLEGAL
                 } else {
-                    self.initial_code(s)
+                    self.initial_code(s, i, turn)
                 };
                 self.values[turn.index()][i as usize].store(c, Relaxed);
                 seen[(c / 64) as usize] |= 1 << (c % 64);
@@ -471,7 +512,7 @@ impl Solver<'_> {
     /// The code of a legal position before any layer: a game end, a capture that wins,
     /// a capture that holds the draw, a loss when every move is a losing capture, or
     /// `UNCOUNTED`.
-    fn initial_code(&self, s: &mut Scratch) -> u8 {
+    fn initial_code(&self, s: &mut Scratch, index: u64, turn: Color) -> u8 {
         let legality = self.generate_moves(s);
         let mut legal = false;
         let mut quiet = false;
@@ -490,12 +531,11 @@ impl Solver<'_> {
                 quiet = true;
                 continue;
             }
-            let c = self.capture_code(s, m);
+            let (c, p) = self.capture_entry(s, m);
             if code::is_loss(c) {
-                let p = code::plies(c);
                 best_loss = Some(best_loss.map_or(p, |b| b.min(p)));
             } else if code::is_win(c) {
-                longest_win = longest_win.max(code::plies(c));
+                longest_win = longest_win.max(p);
             } else {
                 holds = true;
             }
@@ -504,12 +544,12 @@ impl Solver<'_> {
             code::decided(0)
         } else if let Some(l) = best_loss {
             self.note_plies(l + 1);
-            code::decided(l + 1)
+            self.decided_code(turn, index, l + 1)
         } else if holds {
             code::DRAW
         } else if !quiet {
             self.note_plies(longest_win + 1);
-            code::decided(longest_win + 1)
+            self.decided_code(turn, index, longest_win + 1)
         } else {
             UNCOUNTED
         }
@@ -551,13 +591,28 @@ impl Solver<'_> {
     /// The code, for the side to move after it, of the position a capture leads to, as
     /// the mate search sees it: a verdict by rule is a draw there.
     fn capture_code(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
-        let c = self.capture_code_with_rule(s, m);
-        if code::is_rule(c) { code::DRAW } else { c }
+        self.capture_entry(s, m).0
+    }
+
+    /// [`Solver::capture_code`] with the distance of a decided code (from the sub-table's
+    /// far list when it is wide; 0 when not decided).
+    fn capture_entry(&self, s: &Scratch, m: crate::moves::Move) -> (u8, u32) {
+        let (c, p) = self.capture_entry_with_rule(s, m);
+        if code::is_rule(c) {
+            (code::DRAW, 0)
+        } else {
+            (c, p)
+        }
     }
 
     /// The stored code, for the side to move after it, of the position a capture leads
     /// to, verdicts by rule included.
     fn capture_code_with_rule(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
+        self.capture_entry_with_rule(s, m).0
+    }
+
+    /// [`Solver::capture_code_with_rule`] with the distance of a decided code.
+    fn capture_entry_with_rule(&self, s: &Scratch, m: crate::moves::Move) -> (u8, u32) {
         let n = self.pieces.len();
         let squares = &s.squares[..n];
         let captured = squares
@@ -584,13 +639,19 @@ impl Solver<'_> {
             Ok(c) => c,
             Err(e) => {
                 self.fail(e);
-                return code::DRAW;
+                return (code::DRAW, 0);
             }
         };
-        if !code::is_decided(c)
-            && c != code::DRAW
-            && !(self.rules == Rules::Asian && code::is_rule(c))
-        {
+        if code::is_decided(c) {
+            return match target.table.plies_of(child_turn, index, c) {
+                Ok(p) => (c, p),
+                Err(e) => {
+                    self.fail(e);
+                    (code::DRAW, 0)
+                }
+            };
+        }
+        if c != code::DRAW && !(self.rules == Rules::Asian && code::is_rule(c)) {
             self.fail(TableError::Entry {
                 path: target.table.path().to_path_buf(),
                 index,
@@ -598,7 +659,7 @@ impl Solver<'_> {
                 hint: super::format::rebuild_hint(target.table.path()),
             });
         }
-        c
+        (c, 0)
     }
 
     /// Marks the positions of one chunk that hold `want` (both sides); returns how many.
@@ -701,13 +762,27 @@ impl Solver<'_> {
         parents: &[AtomicU8],
         plies: u32,
     ) {
-        let win = code::decided(plies);
+        let far = plies >= self.far_from;
+        let win = if far {
+            code::FAR_WIN
+        } else {
+            code::decided(plies)
+        };
         self.note_plies(plies);
         let found = self.collect_parents(s, child, turn, parents);
         for &p in &found {
             let c = parents[p as usize].load(Relaxed);
             if c == code::DRAW || c >= COUNT || (code::is_win(c) && c > win) {
+                if c == code::FAR_WIN {
+                    // a longer win by a capture, kept in the far list, gives way
+                    self.forget_far(!turn, p);
+                }
+                if far {
+                    self.note_far(!turn, p, plies);
+                }
                 self.store(parents, p, win);
+            } else if far && c == code::FAR_WIN {
+                self.note_far(!turn, p, plies);
             }
         }
         s.parents = found;
@@ -752,7 +827,8 @@ impl Solver<'_> {
                         if next == COUNT {
                             let loss = self.loss_plies(s, p, !turn, plies);
                             self.note_plies(loss);
-                            self.store(parents, p, code::decided(loss));
+                            let c = self.decided_code(!turn, p, loss);
+                            self.store(parents, p, c);
                         }
                         break;
                     }
@@ -774,8 +850,7 @@ impl Solver<'_> {
         for k in 0..s.moves.len() {
             let m = s.moves[k];
             if s.pos.piece_at(m.to()).is_some() && legality.move_is_legal(&s.pos, m) {
-                let c = self.capture_code(s, m);
-                longest = longest.max(code::plies(c) + 1);
+                longest = longest.max(self.capture_entry(s, m).1 + 1);
             }
         }
         longest
@@ -840,10 +915,13 @@ impl Solver<'_> {
 /// wins and losses; the longest win is the longest mate).
 fn finish(
     material: Material,
-    red: Vec<u8>,
-    black: Vec<u8>,
+    mut red: Vec<u8>,
+    mut black: Vec<u8>,
+    far: Vec<(u64, u32)>,
+    far_from: u32,
     rules: Rules,
 ) -> Result<Solved, TableError> {
+    let far = wide::settle_far(far, far_from, [&mut red, &mut black]);
     let layout = Layout::new(material).expect("checked before");
     let per_pair = layout.size() / index::GENERAL_PAIR_COUNT;
     let mut sides = [SideStats::default(); 2];
@@ -893,6 +971,21 @@ fn finish(
             });
         sides[k] = stats;
     }
-    let header = Header::new(&material, layout.size(), sides, rules);
-    Ok(Solved { header, red, black })
+    // a wide table's far entries are its longest: their wins replace what the codes say
+    for (side, (longest, index)) in sides.iter_mut().zip(far.longest_wins()) {
+        if longest > 0 {
+            side.longest = longest;
+            side.longest_index = index;
+        }
+    }
+    let mut header = Header::new(&material, layout.size(), sides, rules);
+    if !far.is_empty() {
+        header.format_version = super::format::FORMAT_WIDE;
+    }
+    Ok(Solved {
+        header,
+        red,
+        black,
+        far,
+    })
 }

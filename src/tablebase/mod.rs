@@ -5,6 +5,7 @@ mod bits;
 pub mod build;
 pub mod class;
 pub mod diff;
+pub mod far;
 pub mod format;
 pub mod generate;
 pub mod index;

@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
+use super::far::FarList;
 use super::format::{self, BlockRef, Header, Rules, TableError};
 use super::index::{Layout, MAX_PIECES, Squares};
-use super::value::{Value, value_of_code};
+use super::value::{Value, code, value_of_code};
 use crate::material::Material;
 use crate::moves::Move;
 use crate::piece::{Color, Piece};
@@ -46,6 +47,8 @@ pub struct Table {
     cache: BlockCache,
     /// Distinguishes this table in the threads' block caches ([`Table::code_read`]).
     id: u64,
+    /// A wide table's distances that do not fit a byte (empty when the table is narrow).
+    far: FarList,
 }
 
 /// The number given to the next table opened.
@@ -179,6 +182,7 @@ impl Table {
             header,
             blocks,
             body,
+            far,
         } = format::parse(path, &map)?;
         if header.material != material.to_string() {
             return Err(TableError::Mismatch {
@@ -228,6 +232,7 @@ impl Table {
             checked,
             all_checked: AtomicBool::new(false),
             block_shift,
+            far,
         })
     }
 
@@ -585,15 +590,56 @@ impl Table {
     /// The value of an entry that belongs to a legal position.
     pub fn value(&self, turn: Color, index: u64) -> Result<Value, TableError> {
         let c = self.code(turn, index)?;
-        let foreign = super::value::code::is_rule(c) && self.header.rule_set() == Rules::None;
-        value_of_code(c)
-            .filter(|_| !foreign)
-            .ok_or_else(|| TableError::Entry {
-                path: self.path.clone(),
-                index,
-                code: c,
-                hint: format::rebuild_hint(&self.path),
-            })
+        self.value_of(turn, index, c)
+            .ok_or_else(|| self.entry_error(index, c))
+    }
+
+    fn entry_error(&self, index: u64, c: u8) -> TableError {
+        TableError::Entry {
+            path: self.path.clone(),
+            index,
+            code: c,
+            hint: format::rebuild_hint(&self.path),
+        }
+    }
+
+    /// Whether the table is wide: some distances are in its far list.
+    pub fn is_wide(&self) -> bool {
+        !self.far.is_empty()
+    }
+
+    /// The far list (empty for a narrow table).
+    pub fn far_list(&self) -> &FarList {
+        &self.far
+    }
+
+    /// The value an entry's stored code `c` stands for, its distance from the far list
+    /// when the table is wide and `c` a far code (`None` for illegal or foreign codes, a
+    /// verdict by rule in a table without the rule, or a far code the list lacks).
+    #[inline]
+    pub fn value_of(&self, turn: Color, index: u64, c: u8) -> Option<Value> {
+        if self.is_wide() && code::is_far(c) {
+            return self
+                .far
+                .get(turn, index)
+                .filter(|&p| code::far(p) == c)
+                .map(Value::from_plies);
+        }
+        let foreign = code::is_rule(c) && self.header.rule_set() == Rules::None;
+        value_of_code(c).filter(|_| !foreign)
+    }
+
+    /// The distance of a decided entry whose stored code is `c` (read from the far list when
+    /// the table is wide and `c` is a far code; an error when the list lacks it).
+    #[inline]
+    pub(crate) fn plies_of(&self, turn: Color, index: u64, c: u8) -> Result<u32, TableError> {
+        if self.is_wide() && code::is_far(c) {
+            return match self.far.get(turn, index) {
+                Some(p) if code::far(p) == c => Ok(p),
+                _ => Err(self.entry_error(index, c)),
+            };
+        }
+        Ok(code::plies(c))
     }
 }
 

@@ -104,7 +104,8 @@ impl fmt::Display for Value {
     }
 }
 
-/// Stored byte codes: 0 draw, 1 illegal, 2 + n decided by mate in n plies (n ≤ 189),
+/// Stored byte codes: 0 draw, 1 illegal, 2 + n decided by mate in n plies (n ≤ 189; in a
+/// wide table the last two are far codes, their distances in the table's far list),
 /// 192 + 2k a loss and 193 + 2k a win by the perpetual-check rule at level k (k ≤ 30;
 /// tables built with the asian rule set only).
 pub mod code {
@@ -114,6 +115,30 @@ pub mod code {
     pub const MAX_PLIES: u32 = 189;
     /// Codes above this never appear in a finished table.
     pub const MAX_STORED: u8 = 2 + MAX_PLIES as u8;
+
+    /// The two codes an entry holds when its distance is kept in a wide table's far list
+    /// (see [`crate::tablebase::format`], format 3), a loss and a win: the last two
+    /// distances a one-byte entry holds. In a narrow table they are losses in 188 and wins
+    /// in 189 plies as usual; in a wide table every entry holding them is in the far list,
+    /// which gives its distance. Either way they keep their parity, so whatever asks only
+    /// whether a code wins or loses reads them right.
+    pub const FAR_LOSS: u8 = MAX_STORED - 1;
+    pub const FAR_WIN: u8 = MAX_STORED;
+    /// The shortest distance the generator keeps in its far list: from here on, entries
+    /// hold [`FAR_LOSS`] or [`FAR_WIN`] while a table is built.
+    pub const FAR_FROM: u32 = MAX_PLIES - 1;
+
+    /// Whether a code is one of the two far codes.
+    #[inline(always)]
+    pub const fn is_far(code: u8) -> bool {
+        code == FAR_LOSS || code == FAR_WIN
+    }
+
+    /// The far code of a distance: a loss when even, a win when odd.
+    #[inline(always)]
+    pub const fn far(plies: u32) -> u8 {
+        if plies % 2 == 1 { FAR_WIN } else { FAR_LOSS }
+    }
 
     #[inline(always)]
     pub const fn decided(plies: u32) -> u8 {

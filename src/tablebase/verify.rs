@@ -85,7 +85,14 @@ pub fn verify(
                 let stored = table.code_of_checked(turn, index);
                 let result = if placed {
                     pos.set_placement(layout.pieces(), &squares[..n], turn);
-                    check(table, tb, &mut pos, &squares[..n], stored, &mut subs)
+                    check(
+                        table,
+                        tb,
+                        &mut pos,
+                        &squares[..n],
+                        (index, stored),
+                        &mut subs,
+                    )
                 } else if stored != code::ILLEGAL {
                     Err(Failure::Wrong(
                         "an entry with two pieces on one point must be illegal".into(),
@@ -103,7 +110,7 @@ pub fn verify(
                                 material: table.header().material.clone(),
                                 index,
                                 side: turn,
-                                stored: describe(stored),
+                                stored: describe(table, turn, index, stored),
                                 reason,
                                 fen: fen.unwrap_or_else(|| "(no position: pieces overlap)".into()),
                             },
@@ -125,6 +132,7 @@ pub fn verify(
     if let Some((_, e)) = first.into_inner().expect("lock") {
         return Err(e);
     }
+    check_far_list(table)?;
     if table.header().rule_set() == Rules::Asian {
         for winner in Color::ALL {
             rules::check(table, tb, winner)?;
@@ -135,10 +143,34 @@ pub fn verify(
 
 mod rules;
 
-fn describe(c: u8) -> String {
+/// Every entry of a wide table's far list must hold the far code of its distance (the
+/// entries holding far codes were each read through the list, so the two are one set).
+fn check_far_list(table: &Table) -> Result<(), VerifyError> {
+    for (key, plies) in table.far_list().iter() {
+        let (turn, index) = super::far::unkey(key);
+        let stored = table.code_of_checked(turn, index);
+        if !super::far::FarList::code_agrees(stored, plies) {
+            let fen = table.layout().position(index, turn).map(|p| p.to_string());
+            return Err(VerifyError::Disagreement {
+                material: table.header().material.clone(),
+                index,
+                side: turn,
+                stored: describe(table, turn, index, stored),
+                reason: format!("the far list gives it {}", Value::from_plies(plies)),
+                fen: fen.unwrap_or_else(|| "(no position: pieces overlap)".into()),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn describe(table: &Table, turn: Color, index: u64, c: u8) -> String {
     match c {
         code::ILLEGAL => "illegal".into(),
-        c => match value_of_code(c) {
+        c if table.is_wide() && code::is_far(c) && table.value_of(turn, index, c).is_none() => {
+            "a far code the far list lacks".into()
+        }
+        c => match table.value_of(turn, index, c).or_else(|| value_of_code(c)) {
             Some(v) => v.to_string(),
             None => format!("the foreign code {c}"),
         },
@@ -182,7 +214,7 @@ fn check(
     tb: &Tablebase,
     pos: &mut Position,
     squares: &[Square],
-    stored: u8,
+    (index, stored): (u64, u8),
     subs: &mut SubTables,
 ) -> Result<bool, Failure> {
     let illegal = pos.in_check(!pos.turn());
@@ -196,7 +228,14 @@ fn check(
             ))
         };
     }
-    let Some(stored_value) = value_of_code(stored) else {
+    // a far code of a wide table reads its distance from the far list (and is no value
+    // when the list lacks it); every other code is read as it is
+    let stored_value = if table.is_wide() && code::is_far(stored) {
+        table.value_of(pos.turn(), index, stored)
+    } else {
+        value_of_code(stored)
+    };
+    let Some(stored_value) = stored_value else {
         return Err(Failure::Wrong(
             "the position is legal".into(),
             Some(pos.to_string()),
@@ -233,7 +272,8 @@ fn check(
             child_squares[slot] = m.to();
             let ci = layout.index(&child_squares[..squares.len()]);
             let c = table.code_of_checked(!pos.turn(), ci);
-            value_of_code(c)
+            table
+                .value_of(!pos.turn(), ci, c)
                 .filter(|v| with_rule || !v.by_rule())
                 .ok_or_else(|| {
                     Failure::Wrong(

@@ -767,7 +767,11 @@ fn count(
                             acc.counterexamples += weight;
                             // a win by rule has no mate distance: it ranks as the shortest
                             let plies = if lore == Some(Lore::Draw) && code::is_decided(c) {
-                                code::plies(c)
+                                // the far list was checked on opening; an entry it
+                                // lacks (a verify tells) ranks as its code reads
+                                table
+                                    .plies_of(turn, i, c)
+                                    .unwrap_or_else(|_| code::plies(c))
                             } else {
                                 0
                             };

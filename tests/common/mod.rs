@@ -286,6 +286,7 @@ pub fn rewrite_codes(path: &std::path::Path, material: &str, f: &dyn Fn(Color, u
         }
     }
     let header = t.header().clone();
+    let far = t.far_list().clone();
     drop(t);
-    canju::tablebase::format::write(path, &header, &sides[0], &sides[1]).unwrap();
+    canju::tablebase::format::write_with_far(path, &header, &sides[0], &sides[1], &far).unwrap();
 }

@@ -2,7 +2,8 @@
 //! phase instead of from the start.
 //!
 //! A build's whole state between two phases is its two arrays of entries (one byte per
-//! position and side to move) and the longest distance noted so far: every phase is a
+//! position and side to move), its far list (distances beyond a byte, usually none) and
+//! the longest distance noted so far: every phase is a
 //! function of those alone (the chunks' summaries of codes present are recomputed from
 //! the entries). So a checkpoint is a file `NAME.ctb.work` beside the table: a header with
 //! the phase, what the build started from (the sub-tables' identities), and a CRC-32 per
@@ -29,7 +30,9 @@ use crate::material::Material;
 const MAGIC: [u8; 8] = *b"CANJUWRK";
 /// The layout of checkpoint files and the meaning of the generator's working codes: a
 /// change to either must change this number.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// The longest header a checkpoint may have (its far list is in it).
+const MAX_HEAD: usize = 256 << 20;
 /// Entries per checksummed block.
 const BLOCK: usize = 1 << 20;
 /// Where the test hook's variable is read: stop the build with an error right after the
@@ -93,14 +96,18 @@ struct WorkHeader {
     max_plies: u32,
     block: u32,
     checksums: Vec<u32>,
+    /// The far list: (key, plies).
+    far: Vec<(u64, u32)>,
 }
 
 /// Where a resumed build stands.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Resumed {
     pub phase: Phase,
     /// The longest distance noted so far.
     pub max_plies: u32,
+    /// The far list so far: (key, plies).
+    pub far: Vec<(u64, u32)>,
 }
 
 /// The checkpoints of one table's build.
@@ -183,7 +190,7 @@ impl Checkpoints {
         let mut word = [0u8; 4];
         f.read_exact(&mut word).map_err(io)?;
         let len = u32::from_le_bytes(word) as usize;
-        if len > 64 << 20 {
+        if len > MAX_HEAD {
             return Err("damaged header".into());
         }
         let mut head = vec![0u8; len];
@@ -237,6 +244,7 @@ impl Checkpoints {
         Ok(Some(Resumed {
             phase,
             max_plies: h.max_plies,
+            far: h.far,
         }))
     }
 
@@ -248,6 +256,7 @@ impl Checkpoints {
         phase: Phase,
         max_plies: u32,
         values: [&[AtomicU8]; 2],
+        far: &dyn Fn() -> Vec<(u64, u32)>,
         note: &dyn Fn(&str),
     ) -> Result<(), TableError> {
         if self.off.load(Relaxed) {
@@ -264,7 +273,7 @@ impl Checkpoints {
         // writes the entries; AtomicU8 has the layout of u8.
         let sides: [&[u8]; 2] =
             values.map(|v| unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len()) });
-        if let Err(e) = self.write(phase, max_plies, sides) {
+        if let Err(e) = self.write(phase, max_plies, sides, far()) {
             self.off.store(true, Relaxed);
             note(&format!(
                 "{}: no more checkpoints of this build ({e})",
@@ -282,7 +291,13 @@ impl Checkpoints {
         Ok(())
     }
 
-    fn write(&self, phase: Phase, max_plies: u32, sides: [&[u8]; 2]) -> Result<(), String> {
+    fn write(
+        &self,
+        phase: Phase,
+        max_plies: u32,
+        sides: [&[u8]; 2],
+        far: Vec<(u64, u32)>,
+    ) -> Result<(), String> {
         use rayon::prelude::*;
         let checksums: Vec<u32> = sides
             .iter()
@@ -303,9 +318,16 @@ impl Checkpoints {
             max_plies,
             block: BLOCK as u32,
             checksums,
+            far,
         };
         let head = bincode::encode_to_vec(&h, bincode::config::standard())
             .map_err(|e| format!("the header cannot be encoded: {e}"))?;
+        if head.len() > MAX_HEAD {
+            return Err(format!(
+                "its header of {} bytes (the far list) is over the {MAX_HEAD} a checkpoint may have",
+                head.len()
+            ));
+        }
         let mut prefix = Vec::with_capacity(16 + head.len());
         prefix.extend_from_slice(&MAGIC);
         prefix.extend_from_slice(&(head.len() as u32).to_le_bytes());

@@ -122,7 +122,7 @@ impl Fixpoint<'_> {
                 material: self.table.header().material.clone(),
                 index,
                 side,
-                stored: describe(c),
+                stored: describe(self.table, side, index, c),
                 reason,
                 fen: layout
                     .position(index, side)
