@@ -52,6 +52,10 @@ const UNCOUNTED: u8 = u8::MAX;
 const MAX_COUNT: u32 = (UNCOUNTED - 1 - COUNT) as u32;
 
 const CHUNK: u64 = 1 << 14;
+/// Entries per bit of a layer's frontier: the scan marks groups, the walk looks inside.
+const GROUP: usize = 8;
+/// Entries per 64-bit word of a frontier.
+const GROUP_WORD: usize = 64 * GROUP;
 
 /// The test hook that moves where the far list starts, so that small tables take the wide
 /// path: `CANJU_WIDE_FROM=N` keeps every distance of at least N plies (N ≥ 2) in the far
@@ -114,7 +118,11 @@ struct Solver<'a> {
     /// Per captured slot (None for the generals).
     captures: Vec<Option<CaptureTarget>>,
     values: [&'a [AtomicU8]; 2],
-    /// Positions found by the current layer's scan, one bit each, per side to move.
+    /// The groups of [`GROUP`] entries where the current layer's scan found positions to
+    /// walk back from, one bit a group, per side to move.
+    frontier: [&'a Bits; 2],
+    /// Two sets of entries, one bit each, per side to move, for the perpetual-check pass
+    /// (empty in a table without the rule).
     found: [&'a Bits; 2],
     /// Per chunk, the decided codes that were ever stored in it (both sides), so that
     /// a layer's scan can pass over chunks that cannot hold what it looks for.
@@ -290,8 +298,12 @@ fn with_solver<R>(
     }
     let size = layout.size() as usize;
     let layout_size_chunks = layout.size().div_ceil(CHUNK) as usize;
-    let found_red = Bits::new(size as u64);
-    let found_black = Bits::new(size as u64);
+    // the perpetual-check pass alone needs a bit per entry
+    let bits = if tb.rules() == Rules::Asian { size } else { 0 };
+    let found_red = Bits::new(bits as u64);
+    let found_black = Bits::new(bits as u64);
+    let frontier_red = Bits::new(size.div_ceil(GROUP) as u64);
+    let frontier_black = Bits::new(size.div_ceil(GROUP) as u64);
     let solver = Solver {
         layout,
         pieces,
@@ -299,6 +311,7 @@ fn with_solver<R>(
         captures,
         values: [atomic_view(red), atomic_view(black)],
         found: [&found_red, &found_black],
+        frontier: [&frontier_red, &frontier_black],
         present: (0..layout_size_chunks)
             .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
             .collect(),
@@ -434,21 +447,28 @@ impl Solver<'_> {
         let decided = AtomicU64::new(0);
         while plies <= self.max_plies.load(Relaxed) + 1 {
             let t1 = std::time::Instant::now();
-            if plies > self.far_from {
-                decided.fetch_add(self.far_frontier(plies - 1), Relaxed);
-            } else {
-                let want = code::decided(plies - 1);
-                (0..total).into_par_iter().for_each(|chunk| {
+            let want = code::decided(plies - 1);
+            let far = (plies > self.far_from).then(|| self.far_frontier(plies - 1));
+            match &far {
+                Some(keys) => _ = decided.fetch_add(keys.len() as u64, Relaxed),
+                None => (0..total).into_par_iter().for_each(|chunk| {
                     let n = self.scan_chunk(chunk, want);
                     decided.fetch_add(n, Relaxed);
-                });
+                }),
             }
             let t2 = std::time::Instant::now();
-            (0..total)
-                .into_par_iter()
-                .for_each_init(Scratch::new, |s, chunk| {
-                    self.layer_chunk(s, chunk, plies);
-                });
+            match far {
+                Some(keys) => keys.par_iter().for_each_init(Scratch::new, |s, &k| {
+                    let (turn, i) = super::far::unkey(k);
+                    let parents = &self.values[(!turn).index()];
+                    self.walk_back(s, i, turn, parents, plies);
+                }),
+                None => (0..total)
+                    .into_par_iter()
+                    .for_each_init(Scratch::new, |s, chunk| {
+                        self.layer_chunk(s, chunk, want, plies);
+                    }),
+            }
             t_scan += (t2 - t1).as_secs_f64();
             t_walk += t2.elapsed().as_secs_f64();
             self.check_failed()?;
@@ -662,15 +682,16 @@ impl Solver<'_> {
         (c, 0)
     }
 
-    /// Marks the positions of one chunk that hold `want` (both sides); returns how many.
-    /// Runs while nothing writes values, as its own pass.
+    /// Marks the groups of [`GROUP`] entries of one chunk that hold `want` (both sides);
+    /// returns how many entries hold it. Runs while nothing writes values, as its own pass.
     fn scan_chunk(&self, chunk: u64, want: u8) -> u64 {
         let start = (chunk * CHUNK) as usize;
         let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
+        let words = start / GROUP_WORD..end.div_ceil(GROUP_WORD);
         let summary = self.present[chunk as usize][(want / 64) as usize].load(Relaxed);
         if summary & (1 << (want % 64)) == 0 {
-            for found in &self.found {
-                for word in &found.0[start / 64..end.div_ceil(64)] {
+            for frontier in &self.frontier {
+                for word in &frontier.0[words.clone()] {
                     word.store(0, Relaxed);
                 }
             }
@@ -683,12 +704,12 @@ impl Solver<'_> {
             // nothing writes the values; reading the bytes plainly lets the compare vectorise.
             let side: &[u8] =
                 unsafe { std::slice::from_raw_parts(cells.as_ptr() as *const u8, cells.len()) };
-            let found = self.found[turn.index()];
+            let frontier = self.frontier[turn.index()];
             let pattern = u64::from_ne_bytes([want; 8]);
-            for (w, block) in (start / 64..).zip(side.chunks(64)) {
+            for (w, block) in words.clone().zip(side.chunks(GROUP_WORD)) {
                 let mut bits = 0u64;
-                for (g, group) in block.chunks(8).enumerate() {
-                    if group.len() == 8 {
+                for (g, group) in block.chunks(GROUP).enumerate() {
+                    if group.len() == GROUP {
                         // skip eight bytes at once unless one of them equals `want`
                         let x = u64::from_ne_bytes(group.try_into().expect("8 bytes")) ^ pattern;
                         if (x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080) == 0
@@ -696,42 +717,48 @@ impl Solver<'_> {
                             continue;
                         }
                     }
-                    for (k, &b) in group.iter().enumerate() {
-                        bits |= ((b == want) as u64) << (g * 8 + k);
-                    }
+                    let n = group.iter().filter(|&&b| b == want).count();
+                    count += n as u64;
+                    bits |= u64::from(n > 0) << g;
                 }
-                count += bits.count_ones() as u64;
-                found.0[w].store(bits, Relaxed);
+                frontier.0[w].store(bits, Relaxed);
             }
         }
         count
     }
 
-    /// Walks back from the positions the scan found in one chunk.
-    fn layer_chunk(&self, s: &mut Scratch, chunk: u64, plies: u32) {
+    /// Walks back from the positions holding `want` in the groups the scan marked in one
+    /// chunk. The layer's writes never make an entry `want` nor change one that is: wins
+    /// in `plies` overwrite no loss, and a loss found now is at least `plies` long.
+    fn layer_chunk(&self, s: &mut Scratch, chunk: u64, want: u8, plies: u32) {
         let start = (chunk * CHUNK) as usize;
         let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
         for turn in Color::ALL {
-            let found = self.found[turn.index()];
+            let frontier = self.frontier[turn.index()];
+            let cells = &self.values[turn.index()];
             let parents = &self.values[(!turn).index()];
-            for (w, word) in found
-                .0
-                .iter()
-                .enumerate()
-                .take(end.div_ceil(64))
-                .skip(start / 64)
-            {
-                let mut bits = word.load(Relaxed);
+            for w in start / GROUP_WORD..end.div_ceil(GROUP_WORD) {
+                let mut bits = frontier.0[w].load(Relaxed);
                 while bits != 0 {
-                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    let first = (w * 64 + bits.trailing_zeros() as usize) * GROUP;
                     bits &= bits - 1;
-                    if plies % 2 == 1 {
-                        self.mark_wins(s, i as u64, turn, parents, plies);
-                    } else {
-                        self.count_down(s, i as u64, turn, parents, plies);
+                    for i in first..(first + GROUP).min(end) {
+                        if cells[i].load(Relaxed) == want {
+                            self.walk_back(s, i as u64, turn, parents, plies);
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// Walks back from one entry decided in `plies` − 1.
+    #[inline]
+    fn walk_back(&self, s: &mut Scratch, i: u64, turn: Color, parents: &[AtomicU8], plies: u32) {
+        if plies % 2 == 1 {
+            self.mark_wins(s, i, turn, parents, plies);
+        } else {
+            self.count_down(s, i, turn, parents, plies);
         }
     }
 

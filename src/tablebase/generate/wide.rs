@@ -36,25 +36,15 @@ impl Solver<'_> {
             .remove(&far::key(turn, index));
     }
 
-    /// Marks the entries decided in `plies` (at least `far_from`) as the layer's frontier
-    /// in the `found` sets, in place of the scan; returns how many.
-    pub(super) fn far_frontier(&self, plies: u32) -> u64 {
-        let mut keys = {
-            let mut f = self.far.lock().expect("lock");
-            let mut keys = f.by_plies.remove(&plies).unwrap_or_default();
-            keys.retain(|k| f.plies.get(k) == Some(&plies));
-            keys
-        };
+    /// The entries decided in `plies` (at least `far_from`): a layer's frontier, in key
+    /// order, in place of the scan.
+    pub(super) fn far_frontier(&self, plies: u32) -> Vec<u64> {
+        let mut f = self.far.lock().expect("lock");
+        let mut keys = f.by_plies.remove(&plies).unwrap_or_default();
+        keys.retain(|k| f.plies.get(k) == Some(&plies));
         keys.sort_unstable();
         keys.dedup();
-        for found in &self.found {
-            found.clear();
-        }
-        for &k in &keys {
-            let (turn, index) = far::unkey(k);
-            self.found[turn.index()].set(index);
-        }
-        keys.len() as u64
+        keys
     }
 
     /// The far list's entries as (key, plies), in key order.
