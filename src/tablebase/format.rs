@@ -362,20 +362,14 @@ fn align(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
 }
 
-/// Cuts both sides' entries into blocks, encodes each with the codec (in parallel) and
-/// lays them out one after another: the block table and the stored blocks.
-fn encode_blocks(
-    path: &Path,
-    sides: [&[u8]; 2],
-    block_entries: usize,
-    codec: u8,
-) -> Result<(Vec<BlockRef>, Vec<Vec<u8>>), TableError> {
-    let stored: Vec<Vec<u8>> = sides
-        .iter()
-        .flat_map(|side| side.chunks(block_entries))
-        .collect::<Vec<&[u8]>>()
-        .into_par_iter()
-        // one compressor and scratch buffer a thread; each block kept at its exact length
+/// Blocks encoded at a time while a table is written: 64 MB of entries, so that a table
+/// is never held compressed whole beside its entries.
+const WRITE_BATCH: usize = 1 << 14;
+
+/// Encodes blocks with the codec, in parallel (one compressor a thread).
+fn encode_batch(path: &Path, blocks: &[&[u8]], codec: u8) -> Result<Vec<Vec<u8>>, TableError> {
+    blocks
+        .par_iter()
         .map_init(
             || (zstd::bulk::Compressor::new(ZSTD_LEVEL), Vec::new()),
             |(compressor, scratch), b| match (codec, compressor) {
@@ -389,21 +383,7 @@ fn encode_blocks(
             },
         )
         .collect::<Result<_, std::io::Error>>()
-        .map_err(|e| TableError::Unsupported(format!("{}: compression: {e}", path.display())))?;
-    let mut offset = 0u64;
-    let refs = stored
-        .iter()
-        .map(|b| {
-            let r = BlockRef {
-                offset,
-                length: b.len() as u32,
-                checksum: crc32fast::hash(b),
-            };
-            offset += b.len() as u64;
-            r
-        })
-        .collect();
-    Ok((refs, stored))
+        .map_err(|e| TableError::Unsupported(format!("{}: compression: {e}", path.display())))
 }
 
 fn encode_block_table(refs: &[BlockRef]) -> Vec<u8> {
@@ -469,41 +449,80 @@ fn write_table(
             black.len()
         )));
     }
-    let (refs, stored) = encode_blocks(path, [red, black], BLOCK_ENTRIES as usize, codec)?;
-    let table = encode_block_table(&refs);
-    header.block_table_checksum = crc32fast::hash(&table);
-    let head = bincode::encode_to_vec(&header, bincode_config()).map_err(|e| {
-        TableError::Unsupported(format!(
-            "{}: the header cannot be encoded: {e}",
-            path.display()
-        ))
-    })?;
-    let mut prefix = Vec::with_capacity(ALIGN * 4 + table.len());
-    prefix.extend_from_slice(&MAGIC);
-    prefix.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    prefix.extend_from_slice(&head);
-    let header_crc = crc32fast::hash(&prefix);
-    prefix.extend_from_slice(&header_crc.to_le_bytes());
-    prefix.resize(align(prefix.len()), 0);
-    prefix.extend_from_slice(&table);
-    prefix.resize(align(prefix.len()), 0);
-    let mut parts: Vec<&[u8]> = vec![&prefix];
-    parts.extend(stored.iter().map(Vec::as_slice));
+    // the body first, a batch of blocks at a time, after room for the header and the block
+    // table (whose lengths do not depend on what they hold); then those two
+    let blocks: Vec<&[u8]> = [red, black]
+        .iter()
+        .flat_map(|side| side.chunks(BLOCK_ENTRIES as usize))
+        .collect();
+    let head_len = encode_header(path, &header)?.len();
+    let body = align(align(12 + head_len + 4) + blocks.len() * BLOCK_REF_BYTES);
     let far_bytes = far.encode();
-    if !far.is_empty() {
-        parts.push(&far_bytes);
-    }
-    write_atomically(path, &parts)
-}
-
-/// Writes the parts to a temporary file beside `path`, syncs it and renames it.
-fn write_atomically(path: &Path, parts: &[&[u8]]) -> Result<(), TableError> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).map_err(|e| TableError::io(dir, &e))?;
-    crate::files::write_atomically(path, parts).map_err(|e| TableError::io(path, &e))
+    let mut failure = None;
+    crate::files::write_atomically_with(path, |f| {
+        use std::io::{Seek, SeekFrom, Write};
+        f.seek(SeekFrom::Start(body as u64))?;
+        let mut refs = Vec::with_capacity(blocks.len());
+        let mut offset = 0u64;
+        for batch in blocks.chunks(WRITE_BATCH) {
+            let stored = match encode_batch(path, batch, codec) {
+                Ok(s) => s,
+                Err(e) => {
+                    failure = Some(e);
+                    return Err(std::io::Error::other("compression"));
+                }
+            };
+            for b in &stored {
+                f.write_all(b)?;
+                refs.push(BlockRef {
+                    offset,
+                    length: b.len() as u32,
+                    checksum: crc32fast::hash(b),
+                });
+                offset += b.len() as u64;
+            }
+        }
+        if !far.is_empty() {
+            f.write_all(&far_bytes)?;
+        }
+        let table = encode_block_table(&refs);
+        header.block_table_checksum = crc32fast::hash(&table);
+        let head = match encode_header(path, &header) {
+            Ok(h) => h,
+            Err(e) => {
+                failure = Some(e);
+                return Err(std::io::Error::other("header"));
+            }
+        };
+        debug_assert_eq!(head.len(), head_len);
+        let mut prefix = Vec::with_capacity(body);
+        prefix.extend_from_slice(&MAGIC);
+        prefix.extend_from_slice(&(head.len() as u32).to_le_bytes());
+        prefix.extend_from_slice(&head);
+        let header_crc = crc32fast::hash(&prefix);
+        prefix.extend_from_slice(&header_crc.to_le_bytes());
+        prefix.resize(align(prefix.len()), 0);
+        prefix.extend_from_slice(&table);
+        prefix.resize(align(prefix.len()), 0);
+        f.seek(SeekFrom::Start(0))?;
+        f.write_all(&prefix)
+    })
+    .map_err(|e| failure.take().unwrap_or_else(|| TableError::io(path, &e)))
+}
+
+/// The bincode bytes of a header.
+fn encode_header(path: &Path, header: &Header) -> Result<Vec<u8>, TableError> {
+    bincode::encode_to_vec(header, bincode_config()).map_err(|e| {
+        TableError::Unsupported(format!(
+            "{}: the header cannot be encoded: {e}",
+            path.display()
+        ))
+    })
 }
 
 /// A checked header with where the file's parts lie.

@@ -90,6 +90,8 @@ thread_local! {
     /// A thread's cache of decompressed blocks, direct-mapped: (table id and block, entries).
     static THREAD_BLOCKS: std::cell::RefCell<Vec<(u64, Vec<u8>)>> =
         const { std::cell::RefCell::new(Vec::new()) };
+    /// A thread's buffer for a block's stored bytes read from the file.
+    static STORED_BLOCK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl std::fmt::Debug for Table {
@@ -524,10 +526,27 @@ impl Table {
             if slot.0 != key {
                 slot.0 = u64::MAX;
                 slot.1.resize(self.block_entries(b), 0);
-                self.decode_block(b, self.block_bytes(b), &mut slot.1)?;
+                self.read_block_into(b, &mut slot.1)?;
                 slot.0 = key;
             }
             Ok(slot.1[at])
+        })
+    }
+
+    /// Reads a compressed block with a plain read (no page of the file stays mapped in
+    /// this process: a build's memory is its own entries, not its sub-tables' files),
+    /// checks its checksum and decompresses it into `out`.
+    fn read_block_into(&self, b: usize, out: &mut [u8]) -> Result<(), TableError> {
+        let r = self.blocks[b];
+        STORED_BLOCK.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            buf.resize(r.length as usize, 0);
+            read_at(&self.file, &mut buf, (self.body as u64) + r.offset)
+                .map_err(|e| TableError::io(&self.path, &e))?;
+            if !format::block_checksum_ok(&buf, &r) {
+                return Err(self.block_error(b));
+            }
+            self.decode_block(b, &buf, out)
         })
     }
 
