@@ -478,7 +478,6 @@ fn write_table(
                 }
             };
             for b in &stored {
-                f.write_all(b)?;
                 refs.push(BlockRef {
                     offset,
                     length: b.len() as u32,
@@ -486,6 +485,7 @@ fn write_table(
                 });
                 offset += b.len() as u64;
             }
+            f.write_all(&stored.concat())?;
         }
         if !far.is_empty() {
             f.write_all(&far_bytes)?;

@@ -473,7 +473,8 @@ impl Table {
         &self.map[start..start + n]
     }
 
-    /// The stored code of an entry; its block is checked on first touch.
+    /// The stored code of an entry; its block is checked on first touch. In a wide table
+    /// a far code's distance is in the far list: [`Table::value_of`] reads any code.
     #[inline]
     pub fn code(&self, turn: Color, index: u64) -> Result<u8, TableError> {
         if index >= self.header.entries {
