@@ -213,7 +213,8 @@ fn build_table(
     )?;
     checkpoints.remove();
     tb.forget(&m);
-    // the sub-tables were decompressed whole for the build: let that memory go
+    // the sub-tables were opened for the build (their thread caches hold decompressed
+    // blocks): close them
     for sub in m.captures() {
         tb.forget(&sub);
     }

@@ -2,15 +2,14 @@
 //! byte does not hold.
 //!
 //! An entry decided in more plies than a one-byte code holds stores a far code
-//! ([`code::FAR_LOSS`] or [`code::FAR_WIN`], by parity), and its distance is here, keyed by
-//! side to move and index. Such entries are the tail of a table's distances, few beside the
+//! ([`FAR_LOSS`](super::value::code::FAR_LOSS) or
+//! [`FAR_WIN`](super::value::code::FAR_WIN), by parity), and its distance is here, keyed
+//! by side to move and index. Such entries are the tail of a table's distances, few beside the
 //! rest, so a sorted list read by binary search is all they need. A table with a far list is
 //! written in format 3 (format 2 with the list after the body, see
 //! [`crate::tablebase::format`]); a table without one stays format 2, byte for byte.
 
 use crate::piece::Color;
-
-use super::value::code;
 
 /// Bytes of one entry of the stored list: u64 LE key, u32 LE plies.
 pub const ENTRY_BYTES: usize = 12;
@@ -149,12 +148,6 @@ impl FarList {
             list.plies.push(p);
         }
         Ok(list)
-    }
-
-    /// Whether a stored code agrees with the list's distance for it: a far code of the
-    /// distance's parity.
-    pub fn code_agrees(c: u8, plies: u32) -> bool {
-        c == code::far(plies)
     }
 }
 

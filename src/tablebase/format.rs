@@ -402,7 +402,7 @@ pub fn write(path: &Path, header: &Header, red: &[u8], black: &[u8]) -> Result<(
     write_with_codec(path, header, red, black, CODEC_ZSTD)
 }
 
-/// [`write`] with a chosen codec ([`CODEC_RAW`] writes the layout of earlier versions).
+/// [`write()`] with a chosen codec ([`CODEC_RAW`] writes the layout of earlier versions).
 pub fn write_with_codec(
     path: &Path,
     header: &Header,
@@ -413,8 +413,8 @@ pub fn write_with_codec(
     write_table(path, header, [red, black], &FarList::default(), codec)
 }
 
-/// [`write`] of a table whose far list may hold entries: a wide table (format 3) when it
-/// does, the same file as [`write`] when it is empty.
+/// [`write()`] of a table whose far list may hold entries: a wide table (format 3) when it
+/// does, the same file as [`write()`] when it is empty.
 pub fn write_with_far(
     path: &Path,
     header: &Header,
