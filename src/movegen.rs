@@ -82,6 +82,14 @@ static MASKS: Masks = {
     m
 };
 
+/// The points whose contents can decide whether a general on `general` is attacked, by
+/// any kind of piece or by the other general: its file and rank, its horse zone and the
+/// point itself. A change elsewhere on the board never gives or takes away a check on it.
+pub fn sensitive_points_of(general: Square) -> u128 {
+    let g = general.index();
+    (1u128 << g) | MASKS.lines[g] | MASKS.horse_zone[g]
+}
+
 /// Facts about a position computed once, for testing many of its moves or un-moves
 /// quickly: a move that touches none of the general's sensitive points while the general
 /// is not in check is legal without further work.
@@ -98,6 +106,11 @@ impl Legality {
     fn harmless(&self, m: Move) -> bool {
         let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
         !self.in_check && self.sensitive & touched == 0
+    }
+
+    /// Whether the side to move is in check.
+    pub fn in_check(&self) -> bool {
+        self.in_check
     }
 
     /// The points a move must not touch to be legal without a closer look (while the
@@ -254,10 +267,19 @@ impl Position {
     /// Adds the pseudo-legal moves of the side to move (every move by the piece rules,
     /// without asking whether it leaves the mover's general in check).
     pub fn pseudo_moves(&self, list: &mut MoveList) {
+        for from in squares_of(self.occupied[self.turn.index()]) {
+            self.pseudo_moves_from(from, list);
+        }
+    }
+
+    /// Adds the pseudo-legal moves of the piece on `from`, which must belong to the side
+    /// to move.
+    #[inline(always)]
+    pub fn pseudo_moves_from(&self, from: Square, list: &mut MoveList) {
         let us = self.turn;
-        for from in squares_of(self.occupied[us.index()]) {
+        {
             let f = from.index();
-            let piece = self.board[f].expect("occupancy matches the board");
+            let piece = self.board[f].expect("a piece of the side to move");
             let own = |i: usize| matches!(self.at(i), Some(p) if p.color == us);
             match piece.kind {
                 Kind::General | Kind::Advisor => {

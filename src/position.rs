@@ -128,12 +128,12 @@ impl Position {
         self.fullmoves
     }
 
-    /// All pieces on the board with their squares, from a0 to i9.
     /// The number of pieces on the board, generals included.
     pub fn piece_count(&self) -> usize {
         (self.occupied[0].count_ones() + self.occupied[1].count_ones()) as usize
     }
 
+    /// All pieces on the board with their squares, from a0 to i9.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         Square::all().filter_map(|s| self.piece_at(s).map(|p| (s, p)))
     }

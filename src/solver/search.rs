@@ -14,6 +14,7 @@ use crate::material::Material;
 use crate::moves::{Move, MoveList};
 use crate::piece::{Color, Kind};
 use crate::position::Position;
+use crate::square::Square;
 use crate::tablebase::index::MAX_PIECES;
 use crate::tablebase::probe::placement;
 use crate::tablebase::{Table, TableError, Tablebase, Value};
@@ -50,6 +51,16 @@ pub struct Searcher<'a> {
     nodes: u64,
     /// Scored move lists, one per ply, reused.
     scored: Vec<Vec<(u32, Move)>>,
+}
+
+/// How trying a node's moves ended.
+enum Tried {
+    /// This move decided the node.
+    Decided(Move),
+    /// Every legal move was tried and none decided it.
+    Exhausted,
+    /// The side to move has no legal move.
+    NoLegalMove,
 }
 
 /// The attacker mates within this many plies, or never: the tables' exact value of a
@@ -197,18 +208,6 @@ impl<'a> Searcher<'a> {
         }
         let mut list = MoveList::new();
         pos.pseudo_moves(&mut list);
-        let legality = pos.legality();
-        list.retain(|m| legality.move_is_legal(pos, m));
-        if list.is_empty() {
-            // the side to move has lost: mate in 0 if it is the defender, never if not
-            let b = if attacker {
-                Bounds::NONE.with_never()
-            } else {
-                Bounds::NONE.with_mate_within(0)
-            };
-            self.shared.tt.put(key, b);
-            return Ok(!attacker);
-        }
         self.node(pos, &list, d, ply, known, attacker)
     }
 
@@ -236,31 +235,42 @@ impl<'a> Searcher<'a> {
     }
 
     /// Whether the side to move (the attacker) has a move after which the other side has
-    /// no legal move (checkmate, or stalemate, which loses too). A move that gives no check
-    /// can only stalemate, which spare defender moves rule out at once.
+    /// no legal move (checkmate, or stalemate, which loses too).
+    ///
+    /// A move is played only when it may end the game: when [`CheckFilter`] lets it
+    /// through, or when it gives no check (and so can only stalemate) and none of the
+    /// defender's witness moves (see [`Witnesses`]) survives it.
     fn mate_in_one(&mut self, pos: &mut Position) -> bool {
         let mut list = MoveList::new();
         pos.pseudo_moves(&mut list);
-        let legality = pos.legality();
-        // the defender's general's sensitive points for every kind of attacker: a move that
-        // touches none of them can neither give check nor uncover one
+        // (the mover's own legality only once a move is worth a closer look)
+        let mut legality = None;
         pos.pass_turn();
-        let sensitive = pos
-            .legality_against(crate::movegen::Attackers::ALL)
-            .sensitive_points();
-        let spare = defender_has_spare_moves(pos, sensitive);
+        let null = pos.legality();
+        let witnesses = if null.in_check() {
+            // (not a legal position with the attacker to move; nothing is assumed)
+            Witnesses::default()
+        } else {
+            Witnesses::of(pos, null.sensitive_points())
+        };
         pos.pass_turn();
+        let checks = CheckFilter::new(pos);
         for &m in list.iter() {
             let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
-            if spare && touched & sensitive == 0 {
+            let may_check = checks.may_check(pos, m);
+            if !may_check && witnesses.survive(touched) {
                 continue;
             }
-            if !legality.move_is_legal(pos, m) {
+            if !legality
+                .get_or_insert_with(|| pos.legality())
+                .move_is_legal(pos, m)
+            {
                 continue;
             }
             self.nodes += 1;
             let undo = pos.play_unchecked(m);
-            let mated = (!spare || pos.is_check()) && !pos.has_legal_move();
+            let mated = (may_check && pos.is_check() || !witnesses.survive(touched))
+                && !pos.has_legal_move();
             pos.undo(m, undo);
             if mated {
                 return true;
@@ -271,6 +281,8 @@ impl<'a> Searcher<'a> {
 
     /// An inner node: the attacker needs one move that mates within `d − 1` after it; the
     /// defender needs one move that escapes (a refutation), or else it is mated within `d`.
+    /// `list` holds the pseudo-legal moves; each is tested for legality only when its turn
+    /// comes, since a node is often decided by its first move.
     fn node(
         &mut self,
         pos: &mut Position,
@@ -282,8 +294,14 @@ impl<'a> Searcher<'a> {
     ) -> Result<bool, Stop> {
         let key = pos.key();
         if !attacker && d == 0 {
-            self.shared.tt.put(key, known.with_no_mate_within(0));
-            return Ok(false);
+            let lost = !pos.has_legal_move();
+            let b = if lost {
+                Bounds::NONE.with_mate_within(0)
+            } else {
+                known.with_no_mate_within(0)
+            };
+            self.shared.tt.put(key, b);
+            return Ok(lost);
         }
         // move order: the table's move, checks (the attacker's), captures of the most
         // valuable piece, killers, history
@@ -293,12 +311,19 @@ impl<'a> Searcher<'a> {
         let tt_move = known.best();
         let killers = self.killers[ply.min(MAX_PLY)];
         let side = pos.turn().index();
+        let checks = if attacker {
+            Some(CheckFilter::new(pos))
+        } else {
+            None
+        };
         for &m in list.iter() {
             let mut s = self.history[side][move_index(m)].min(99_999);
             if Some(m) == tt_move {
                 s += 10_000_000;
             }
-            if attacker {
+            if let Some(checks) = &checks
+                && checks.may_check(pos, m)
+            {
                 let undo = pos.play_unchecked(m);
                 let check = pos.in_check(opponent);
                 // the child's entry, fetched now so that it is in cache when searched
@@ -322,7 +347,17 @@ impl<'a> Searcher<'a> {
         self.scored[ply.min(MAX_PLY)] = scored;
         let now = self.shared.tt.get(key);
         let mates = match result? {
-            Some(m) => {
+            Tried::NoLegalMove => {
+                // the side to move has lost: mate in 0 if it is the defender, never if not
+                let b = if attacker {
+                    Bounds::NONE.with_never()
+                } else {
+                    Bounds::NONE.with_mate_within(0)
+                };
+                self.shared.tt.put(key, b);
+                !attacker
+            }
+            Tried::Decided(m) => {
                 let b = if attacker {
                     now.with_mate_within(d)
                 } else {
@@ -332,7 +367,7 @@ impl<'a> Searcher<'a> {
                 self.reward(side, m, d, ply);
                 attacker
             }
-            None => {
+            Tried::Exhausted => {
                 let b = if attacker {
                     now.with_no_mate_within(d)
                 } else {
@@ -345,8 +380,8 @@ impl<'a> Searcher<'a> {
         Ok(mates)
     }
 
-    /// Tries the scored moves, best first; the first after which "mate within `d − 1`" is
-    /// `want`.
+    /// Tries the legal moves among the scored ones, best first, for the first after which
+    /// "mate within `d − 1`" is `want`.
     fn first_deciding(
         &mut self,
         pos: &mut Position,
@@ -354,19 +389,38 @@ impl<'a> Searcher<'a> {
         d: u32,
         ply: usize,
         want: bool,
-    ) -> Result<Option<Move>, Stop> {
+    ) -> Result<Tried, Stop> {
+        let legality = pos.legality();
+        let mut any_legal = false;
         let n = scored.len();
+        if want {
+            // the attacker tries every move where it fails, which is most nodes: one sort
+            // costs less than picking the best each time
+            scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
+        }
         for i in 0..n {
-            let m = pick(&mut scored[i..n]);
+            let m = if want {
+                scored[i].1
+            } else {
+                pick(&mut scored[i..n])
+            };
+            if !legality.move_is_legal(pos, m) {
+                continue;
+            }
+            any_legal = true;
             let undo = pos.play_unchecked(m);
             self.shared.tt.prefetch(pos.key());
             let r = self.mates_within(pos, d - 1, ply + 1);
             pos.undo(m, undo);
             if r? == want {
-                return Ok(Some(m));
+                return Ok(Tried::Decided(m));
             }
         }
-        Ok(None)
+        Ok(if any_legal {
+            Tried::Exhausted
+        } else {
+            Tried::NoLegalMove
+        })
     }
 
     /// A move that decided its node: a killer at its ply and history credit.
@@ -431,40 +485,220 @@ fn footprint(kind: Kind, m: Move) -> u128 {
     mask
 }
 
-/// Whether the defender (to move in `null`, the position with the turn passed to it) surely
-/// keeps a legal move after any move of
-/// the attacker that does not give check: it has three moves, by pieces other than its
-/// general, that touch none of its general's sensitive points (so that they stay legal
-/// while the general is not in check, wherever the attacker's pieces stand) and whose
-/// footprints are pairwise disjoint (so that one attacker move, which changes two points,
-/// cannot spoil all three).
-fn defender_has_spare_moves(null: &Position, sensitive: u128) -> bool {
-    let general = null.general(null.turn());
-    let mut list = MoveList::new();
-    null.pseudo_moves(&mut list);
-    let mut used = 0u128;
-    let mut found = 0;
-    for &m in list.iter() {
-        if m.from() == general {
-            continue;
+/// The four half-lines from each point to the edge of the board (the point itself not
+/// included): north, south, east, west.
+static RAYS: [[u128; 4]; 90] = {
+    let mut t = [[0u128; 4]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        let dirs = [(0, 1), (0, -1), (1, 0), (-1, 0)];
+        let mut d = 0;
+        while d < 4 {
+            let (mut x, mut y) = (f + dirs[d].0, r + dirs[d].1);
+            while x >= 0 && x < 9 && y >= 0 && y < 10 {
+                t[s][d] |= 1u128 << (y * 9 + x);
+                x += dirs[d].0;
+                y += dirs[d].1;
+            }
+            d += 1;
         }
-        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
-        if touched & sensitive != 0 {
-            continue;
-        }
-        let Some(piece) = null.piece_at(m.from()) else {
-            continue;
-        };
-        let f = footprint(piece.kind, m);
-        if f & used == 0 {
-            used |= f;
-            found += 1;
-            if found == 3 {
-                return true;
+        s += 1;
+    }
+    t
+};
+
+/// A quick, conservative test of whether a move of the side to move may give check: a
+/// move it rejects surely gives none (the other general not being in check before it).
+///
+/// Whether a half-line from the general holds a check depends only on the points of that
+/// half-line, so a move that touches none of them, or after which no chariot or cannon of
+/// the mover stands on it, changes nothing there. Horse checks depend only on the
+/// general's horse zone (the points horses check from and their legs) and need a horse on
+/// one of those points afterwards. A soldier's check depends on nothing but where it
+/// stands, so only the moving soldier can give a new one, from next to the general.
+/// (Opening the file between the generals is not a legal move, so it needs no test.)
+struct CheckFilter {
+    /// The half-lines from the general that hold at least one chariot or cannon of the
+    /// mover, and at least two.
+    lines_one: u128,
+    lines_two: u128,
+    /// All four half-lines.
+    lines: u128,
+    /// A horse of the mover stands where horses check the general from.
+    horse_in_sources: u128,
+    horse_zone: u128,
+    horse_sources: u128,
+    near: u128,
+}
+
+impl CheckFilter {
+    fn new(pos: &Position) -> CheckFilter {
+        let us = pos.turn();
+        let g = pos.general(!us).index();
+        let (mut sliders, mut horses) = (0u128, 0u128);
+        let mut own = pos.occupied[us.index()];
+        while own != 0 {
+            let i = own.trailing_zeros() as usize;
+            own &= own - 1;
+            match pos.board[i].map(|p| p.kind) {
+                Some(Kind::Chariot | Kind::Cannon) => sliders |= 1u128 << i,
+                Some(Kind::Horse) => horses |= 1u128 << i,
+                _ => {}
             }
         }
+        let mut horse_sources = 0u128;
+        let mut horse_zone = 0u128;
+        for &(from, leg) in &crate::tables::HORSE_SOURCES[g] {
+            if from == crate::tables::NONE {
+                break;
+            }
+            horse_sources |= 1u128 << from;
+            horse_zone |= 1u128 << from | 1u128 << leg;
+        }
+        let rays = RAYS[g];
+        let (mut lines_one, mut lines_two) = (0u128, 0u128);
+        for ray in rays {
+            match (ray & sliders).count_ones() {
+                0 => {}
+                1 => lines_one |= ray,
+                _ => {
+                    lines_one |= ray;
+                    lines_two |= ray;
+                }
+            }
+        }
+        // the nearest point of each half-line: north and east count up, south and west down
+        let lowest = |r: u128| r & r.wrapping_neg();
+        let highest = |r: u128| {
+            if r == 0 {
+                0
+            } else {
+                1u128 << (127 - r.leading_zeros())
+            }
+        };
+        let near = lowest(rays[0]) | highest(rays[1]) | lowest(rays[2]) | highest(rays[3]);
+        CheckFilter {
+            lines_one,
+            lines_two,
+            lines: rays[0] | rays[1] | rays[2] | rays[3],
+            horse_in_sources: horses & horse_sources,
+            horse_zone,
+            horse_sources,
+            near,
+        }
     }
-    false
+
+    /// Whether the move may give check. A half-line changes only where the move touches
+    /// it, and holds a check afterwards only if a chariot or cannon stands on it then:
+    /// for a move by another piece, one that stands there now; for a chariot or cannon,
+    /// one arriving there or another already there. Horses likewise for the horse zone.
+    #[inline]
+    fn may_check(&self, pos: &Position, m: Move) -> bool {
+        let (a, b) = (1u128 << m.from().index(), 1u128 << m.to().index());
+        let touched = a | b;
+        let Some(kind) = pos.piece_at(m.from()).map(|p| p.kind) else {
+            return true;
+        };
+        let lines = match kind {
+            Kind::Chariot | Kind::Cannon => b & self.lines != 0 || a & self.lines_two != 0,
+            _ => touched & self.lines_one != 0,
+        };
+        let horses = match kind {
+            Kind::Horse => {
+                b & self.horse_sources != 0
+                    || (self.horse_in_sources & !a != 0 && touched & self.horse_zone != 0)
+            }
+            _ => self.horse_in_sources != 0 && touched & self.horse_zone != 0,
+        };
+        lines || horses || (kind == Kind::Soldier && b & self.near != 0)
+    }
+}
+
+/// Some legal moves of the defender (to move in the position the witnesses are taken
+/// from, not in check) with, for each, the points an attacker's move must touch to take it
+/// away: while the attacker's move gives no check, a witness it touches nowhere stays a
+/// legal move, so that move is no stalemate.
+///
+/// - A move by a piece other than the general that touches none of the general's sensitive
+///   points: its footprint (the move stays possible while nothing on it changes, and it
+///   cannot expose the general, whom the attacker's move left unattacked).
+/// - A step of the general to `s`: `s` and the points sensitive for a general there, with
+///   the point it leaves (the step stays legal while none of them changes).
+#[derive(Default)]
+struct Witnesses {
+    sets: [u128; Witnesses::MAX],
+    len: usize,
+    /// Three of them are pairwise disjoint: a move, which changes two points, leaves one.
+    spare: bool,
+}
+
+impl Witnesses {
+    const MAX: usize = 8;
+
+    fn of(null: &Position, sensitive: u128) -> Witnesses {
+        let mut w = Witnesses::default();
+        let us = null.turn();
+        let general = null.general(us);
+        let mut list = MoveList::new();
+        let mut used = 0u128;
+        let mut disjoint = 0;
+        // piece by piece, so that three disjoint witnesses end the search early; a piece
+        // on a sensitive point has none
+        let mut pieces = null.occupied[us.index()] & !sensitive;
+        while pieces != 0 {
+            let from = Square::new_unchecked(pieces.trailing_zeros() as u8);
+            pieces &= pieces - 1;
+            let kind = null.board[from.index()].expect("an occupied point").kind;
+            list.clear();
+            null.pseudo_moves_from(from, &mut list);
+            for &m in list.iter() {
+                if 1u128 << m.to().index() & sensitive != 0 {
+                    continue;
+                }
+                let f = footprint(kind, m);
+                if f & used == 0 {
+                    used |= f;
+                    disjoint += 1;
+                    if disjoint == 3 {
+                        w.spare = true;
+                        return w;
+                    }
+                } else if w.len == Witnesses::MAX {
+                    continue;
+                }
+                w.push(f);
+            }
+        }
+        if w.len < Witnesses::MAX {
+            let legality = null.legality();
+            list.clear();
+            null.pseudo_moves_from(general, &mut list);
+            for &m in list.iter() {
+                if legality.move_is_legal(null, m) {
+                    w.push(crate::movegen::sensitive_points_of(m.to()) | 1u128 << general.index());
+                }
+            }
+        }
+        w
+    }
+
+    fn push(&mut self, set: u128) {
+        if self.len < Witnesses::MAX {
+            self.sets[self.len] = set;
+            self.len += 1;
+        } else if let Some(worst) = (0..self.len).max_by_key(|&i| self.sets[i].count_ones())
+            && self.sets[worst].count_ones() > set.count_ones()
+        {
+            self.sets[worst] = set;
+        }
+    }
+
+    /// Whether some witness survives a move (not a check) that changes these points.
+    #[inline]
+    fn survive(&self, touched: u128) -> bool {
+        self.spare || self.sets[..self.len].iter().any(|&f| f & touched == 0)
+    }
 }
 
 /// Moves the best-scored entry to the front and returns its move (selection, so that a
@@ -479,4 +713,116 @@ fn pick(scored: &mut [(u32, Move)]) -> Move {
     }
     scored.swap(0, best);
     scored[0].1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions reached by seeded random play from the solver benchmark's mating
+    /// positions, the opening and a few thin endgames (where the defender has few spare
+    /// moves and stalemates happen).
+    fn sample_positions() -> Vec<Position> {
+        let mut starts: Vec<String> = include_str!("../../benches/data/solve.txt")
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|l| l.split(';').next().unwrap().trim().to_string())
+            .collect();
+        starts.extend(
+            [
+                "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+                "3k5/9/9/9/9/9/9/9/4A4/2R1K4 w - - 0 1",
+                "3k5/9/4P4/9/9/9/9/9/9/4K4 w - - 0 1",
+                "3ak4/4a4/9/9/9/9/9/9/4p4/3K5 b - - 0 1",
+                "5k3/3P5/9/9/9/9/9/9/9/4K4 w - - 0 1",
+                "2bak4/4a4/4b4/9/9/9/9/4N4/9/3K1C3 w - - 0 1",
+                // 炮九退三 stalemates: it blocks the leg of black's last horse move
+                "5k3/8R/9/9/9/C3R4/9/9/9/nN1K5 w - - 0 1",
+            ]
+            .map(String::from),
+        );
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut out = Vec::new();
+        for fen in &starts {
+            for _ in 0..12 {
+                let mut pos: Position = fen.parse().unwrap();
+                for _ in 0..24 {
+                    out.push(pos.clone());
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    // checks twice as likely, so that mates come up
+                    let checks: Vec<Move> = legal
+                        .iter()
+                        .copied()
+                        .filter(|&m| {
+                            let mut p = pos.clone();
+                            p.play_unchecked(m);
+                            p.is_check()
+                        })
+                        .collect();
+                    let m = if !checks.is_empty() && next() % 2 == 0 {
+                        checks[(next() % checks.len() as u64) as usize]
+                    } else {
+                        legal[(next() % legal.len() as u64) as usize]
+                    };
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+        out
+    }
+
+    /// The quick mate-in-one test agrees with playing every legal move and asking whether
+    /// the other side has a legal move left; the check filter passes every check.
+    #[test]
+    fn mate_in_one_matches_brute_force() {
+        let tt = Tt::new(1);
+        let stop = AtomicBool::new(false);
+        let nodes = AtomicU64::new(0);
+        let (mut mates, mut stalemates, mut total) = (0, 0, 0);
+        for mut pos in sample_positions() {
+            let shared = Shared {
+                tt: &tt,
+                tb: None,
+                attacker: pos.turn(),
+                stop: &stop,
+                deadline: None,
+                max_nodes: None,
+                nodes: &nodes,
+            };
+            let mut searcher = Searcher::new(&shared);
+            let mut by_check = false;
+            let mut by_stalemate = false;
+            let filter = CheckFilter::new(&pos);
+            for &m in pos.legal_moves().iter() {
+                let mut p = pos.clone();
+                p.play_unchecked(m);
+                // the filter never lets a check through unplayed
+                assert!(!p.is_check() || filter.may_check(&pos, m), "{m:?} in {pos}");
+                if !p.has_legal_move() {
+                    if p.is_check() {
+                        by_check = true;
+                    } else {
+                        by_stalemate = true;
+                    }
+                }
+            }
+            let fast = searcher.mate_in_one(&mut pos);
+            assert_eq!(fast, by_check || by_stalemate, "{pos}");
+            mates += by_check as u32;
+            stalemates += (by_stalemate && !by_check) as u32;
+            total += 1;
+        }
+        assert!(total > 10_000, "{total} positions");
+        assert!(mates > 100, "{mates} mates in one among {total}");
+        assert!(stalemates > 0, "no stalemate in one among {total}");
+    }
 }
