@@ -311,19 +311,13 @@ impl<'a> Searcher<'a> {
         let tt_move = known.best();
         let killers = self.killers[ply.min(MAX_PLY)];
         let side = pos.turn().index();
-        let checks = if attacker {
-            Some(CheckFilter::new(pos))
-        } else {
-            None
-        };
+        let checks = CheckFilter::new(pos);
         for &m in list.iter() {
             let mut s = self.history[side][move_index(m)].min(99_999);
             if Some(m) == tt_move {
                 s += 10_000_000;
             }
-            if let Some(checks) = &checks
-                && checks.may_check(pos, m)
-            {
+            if checks.may_check(pos, m) {
                 let undo = pos.play_unchecked(m);
                 let check = pos.in_check(opponent);
                 // the child's entry, fetched now so that it is in cache when searched
