@@ -251,7 +251,10 @@ impl<'a> Searcher<'a> {
             // (not a legal position with the attacker to move; nothing is assumed)
             Witnesses::default()
         } else {
-            Witnesses::of(pos, null.sensitive_points())
+            // (sensitive to every kind of piece and to the other general, whatever the
+            // attacker has: its general may come to the file a witness would leave)
+            let general = pos.general(pos.turn());
+            Witnesses::of(pos, crate::movegen::sensitive_points_of(general))
         };
         pos.pass_turn();
         let checks = CheckFilter::new(pos);
@@ -615,8 +618,11 @@ impl CheckFilter {
 /// legal move, so that move is no stalemate.
 ///
 /// - A move by a piece other than the general that touches none of the general's sensitive
-///   points: its footprint (the move stays possible while nothing on it changes, and it
-///   cannot expose the general, whom the attacker's move left unattacked).
+///   points for every kind of piece (its file and rank, its horse zone): its footprint (the
+///   move stays possible while nothing on it changes, and it cannot expose the general,
+///   whom the attacker's move left unattacked). The points are those for every kind, not
+///   only the kinds the attacker has: the attacker's general may step onto the file that
+///   the witness would leave.
 /// - A step of the general to `s`: `s` and the points sensitive for a general there, with
 ///   the point it leaves (the step stays legal while none of them changes).
 #[derive(Default)]
@@ -732,6 +738,12 @@ mod tests {
                 "2bak4/4a4/4b4/9/9/9/9/4N4/9/3K1C3 w - - 0 1",
                 // 炮九退三 stalemates: it blocks the leg of black's last horse move
                 "5k3/8R/9/9/9/C3R4/9/9/9/nN1K5 w - - 0 1",
+                // 帅五平六 stalemates: black's horse, off the file, would let the generals face
+                "3k5/9/5N3/9/3n5/9/9/9/9/4K4 w - - 0 1",
+                // thin endgames where the attacker has no chariot or cannon
+                "4k4/9/9/9/2n6/9/4P4/4N4/9/3K5 w - - 0 1",
+                "3ak4/9/9/9/4n4/9/2P6/9/9/4K4 w - - 0 1",
+                "5k3/9/3N5/2p6/9/9/9/9/9/3K5 w - - 0 1",
             ]
             .map(String::from),
         );
