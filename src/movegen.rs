@@ -108,11 +108,6 @@ impl Legality {
         !self.in_check && self.sensitive & touched == 0
     }
 
-    /// Whether the side to move is in check.
-    pub fn in_check(&self) -> bool {
-        self.in_check
-    }
-
     /// The points a move must not touch to be legal without a closer look (while the
     /// general is not in check): the general's sensitive points.
     pub fn sensitive_points(&self) -> u128 {

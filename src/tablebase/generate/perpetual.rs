@@ -31,7 +31,7 @@
 //! Memory, beyond the two sides' values: while W's stages run, L's values are kept aside
 //! compressed and L's bytes hold the counters; two bits per entry of a side (candidates,
 //! and the positions to look at again, which holds the trap while it is computed); the
-//! solver's two `found` sets (a bit per entry, allocated for tables with the rule only)
+//! generator's two `found` sets (`Solver`; a bit per entry, allocated for tables with the rule only)
 //! serve as frontiers; and the candidates' rows, with 32-bit
 //! indices where a side has at most 2^32 entries and one byte for a row's length.
 //! Counting is lazy when W wins nothing yet, and a pass is skipped where L cannot check
