@@ -50,7 +50,7 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
     // a mistake, then quit: recorded as failed
     let o = canju_with_input(
         &["puzzle", "play", "pattern-002"],
-        "马七进五\nquit\n",
+        "马七进五\n马七进九\nhint\nsolution\nundo\nquit\n",
         &home,
     );
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -58,6 +58,17 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
         text.contains("马七进五: mistake: the goal is gone; refutation"),
         "{text}"
     );
+    // until it is taken back, moves are refused (the board shows the defender to move) and
+    // the solution is the one from before the mistake
+    assert!(
+        text.contains("马七进九: 马七进五 lost the goal; take it back first (undo)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hint: take the mistake back first (undo)"),
+        "{text}"
+    );
+    assert!(text.contains("solution: 帅五进一 "), "{text}");
     // the failed puzzle comes back first; hints, undo, the solution, then a solve
     let script = "hint\nhint\n马七进九\nundo\nsolution\n帅五进一\nC3.6\nh2... \n马七进六\n";
     let o = canju_with_input(&["puzzle", "play"], script, &home);

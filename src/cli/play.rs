@@ -56,6 +56,9 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
     let mut left = p.budget();
     let mut hints = 0;
     let mut mistaken = false;
+    // the last move the player made, when it was a mistake not yet taken back: the board
+    // then shows the defender to move, and only undo, solution, board and quit make sense
+    let mut wrong: Option<String> = None;
     // a draw goal is reached by keeping the draw through the stored line's length
     let draw_plies = (p.line.len() as u32).max(2);
     let mut played = 0u32;
@@ -68,10 +71,13 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
     let mut lines = stdin.lock().lines();
     loop {
         if interactive {
-            out!(
-                "{} to move (a move, hint, undo, solution, board, quit)> ",
-                player
-            );
+            match &wrong {
+                Some(m) => out!("{m} was a mistake (undo, solution, board, quit)> "),
+                None => out!(
+                    "{} to move (a move, hint, undo, solution, board, quit)> ",
+                    player
+                ),
+            }
             super::output::flush();
         }
         let quit = if mistaken {
@@ -89,6 +95,10 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             "quit" | "q" | "exit" => return Ok(quit),
             "board" => {
                 draw_board(&pos);
+                continue;
+            }
+            "hint" if wrong.is_some() => {
+                outln!("hint: take the mistake back first (undo)");
                 continue;
             }
             "hint" => {
@@ -120,9 +130,14 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             "undo" => {
                 match history.pop() {
                     Some((before, budget)) => {
+                        if wrong.take().is_some() {
+                            // only the mistaken move was played: no reply to take back
+                            played = played.saturating_sub(1);
+                        } else {
+                            played = played.saturating_sub(2);
+                        }
                         pos = before;
                         left = budget;
-                        played = played.saturating_sub(2);
                         hints = 0;
                         draw_board(&pos);
                     }
@@ -131,9 +146,16 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
                 continue;
             }
             "solution" => {
+                // after a mistake, the line from the position before it
+                let (pos, left, played) = match (&wrong, history.last()) {
+                    (Some(_), Some((before, budget))) => {
+                        (before, *budget, played.saturating_sub(1))
+                    }
+                    _ => (&pos, left, played),
+                };
                 let line = judge
                     .main_line(
-                        &pos,
+                        pos,
                         p.goal,
                         left,
                         if p.goal.win {
@@ -158,6 +180,10 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             }
             _ => {}
         }
+        if let Some(m) = &wrong {
+            outln!("{t}: {m} lost the goal; take it back first (undo)");
+            continue;
+        }
         let m = match notation::parse_move(&pos, t) {
             Ok(m) => m,
             Err(e) => {
@@ -180,6 +206,7 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             ),
             Feedback::Mistake => {
                 mistaken = true;
+                wrong = Some(text.clone());
                 let why = match judge.rule_reason(&pos, p.goal, left).map_err(fail)? {
                     Some(reason) => format!(": {reason}"),
                     None => String::new(),
