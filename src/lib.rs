@@ -30,6 +30,7 @@
 
 pub mod fen;
 pub mod files;
+mod hugepages;
 pub mod material;
 pub mod movegen;
 pub mod moves;

@@ -81,14 +81,21 @@ impl Side {
         (attack, defence)
     }
 
-    fn letters(&self) -> String {
-        let mut s = String::from("K");
+    /// The side's letters (`K` and its pieces in signature order) as bytes, for comparing
+    /// without allocating: the first `len` bytes of the array.
+    fn letters(&self) -> ([u8; 32], usize) {
+        let mut out = [0u8; 32];
+        out[0] = b'K';
+        let mut len = 1;
         for k in SIGNATURE_ORDER {
             for _ in 0..self.count(k) {
-                s.push(k.fen_char());
+                if len < out.len() {
+                    out[len] = k.fen_char() as u8;
+                    len += 1;
+                }
             }
         }
-        s
+        (out, len)
     }
 
     /// Kinds in signature order with counts (only those present).
@@ -170,7 +177,10 @@ impl Material {
         match self.red.strength().cmp(&self.black.strength()) {
             Ordering::Greater => true,
             Ordering::Less => false,
-            Ordering::Equal => self.red.letters() >= self.black.letters(),
+            Ordering::Equal => {
+                let ((r, rn), (b, bn)) = (self.red.letters(), self.black.letters());
+                r[..rn] >= b[..bn]
+            }
         }
     }
 
@@ -191,16 +201,27 @@ impl Material {
     /// All pieces in table order: red general, red pieces (K R N C P A B), black general,
     /// black pieces.
     pub fn pieces(&self) -> Vec<Piece> {
-        let mut out = Vec::new();
+        let mut out = [Piece::new(Color::Red, Kind::General); 32];
+        let n = self.pieces_into(&mut out);
+        out[..n].to_vec()
+    }
+
+    /// [`Material::pieces`] without allocating: fills `out` and returns how many there are
+    /// (at most 32; a material beyond the board's 32 pieces is cut there).
+    pub fn pieces_into(&self, out: &mut [Piece; 32]) -> usize {
+        let mut n = 0;
         for color in Color::ALL {
-            out.push(Piece::new(color, Kind::General));
-            for (k, n) in self.side(color).groups() {
-                for _ in 0..n {
-                    out.push(Piece::new(color, k));
+            let kinds = std::iter::once((Kind::General, 1)).chain(self.side(color).groups());
+            for (k, count) in kinds {
+                for _ in 0..count {
+                    if n < out.len() {
+                        out[n] = Piece::new(color, k);
+                        n += 1;
+                    }
                 }
             }
         }
-        out
+        n
     }
 
     /// This material after `piece` is captured (colours kept as they are). The piece must
@@ -303,7 +324,10 @@ fn side_chinese(side: &Side, color: Color) -> String {
 
 impl fmt::Display for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.red.letters(), self.black.letters())
+        let ((r, rn), (b, bn)) = (self.red.letters(), self.black.letters());
+        // (the letters are ASCII)
+        let text = |l: &[u8]| l.iter().map(|&c| c as char).collect::<String>();
+        write!(f, "{}{}", text(&r[..rn]), text(&b[..bn]))
     }
 }
 

@@ -5,6 +5,7 @@
 //! every node whose material they hold.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
@@ -47,10 +48,33 @@ pub struct Searcher<'a> {
     shared: &'a Shared<'a>,
     killers: Vec<[Option<Move>; 2]>,
     history: Box<[[u32; 8100]; 2]>,
-    tables: HashMap<Material, Option<Arc<Table>>>,
+    tables: HashMap<Material, Option<Arc<Table>>, BuildHasherDefault<MaterialHasher>>,
     nodes: u64,
     /// Scored move lists, one per ply, reused.
     scored: Vec<Vec<(u32, Move)>>,
+}
+
+/// A quick hash for the few materials a search meets (the standard one, built against
+/// crafted keys, costs more than the lookup is worth at every node): FNV-1a.
+#[derive(Default)]
+struct MaterialHasher(u64);
+
+impl Hasher for MaterialHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
 }
 
 /// How trying a node's moves ended.
@@ -94,7 +118,7 @@ impl<'a> Searcher<'a> {
             shared,
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: Box::new([[0; 8100]; 2]),
-            tables: HashMap::new(),
+            tables: HashMap::default(),
             nodes: 0,
             scored: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
         }
@@ -136,18 +160,21 @@ impl<'a> Searcher<'a> {
         if pos.piece_count() > MAX_PIECES {
             return Ok(None);
         }
-        let pl = placement(pos).map_err(Stop::Table)?;
-        let table = match self.tables.get(&pl.material) {
+        // (the material first, which is cheap: most materials have no table, and the
+        // placement is worked out only for those that do)
+        let material = Material::of(pos).canonical();
+        let table = match self.tables.get(&material) {
             Some(t) => t.clone(),
             None => {
-                let t = tb.table_if_present(pl.material).map_err(Stop::Table)?;
-                self.tables.insert(pl.material, t.clone());
+                let t = tb.table_if_present(material).map_err(Stop::Table)?;
+                self.tables.insert(material, t.clone());
                 t
             }
         };
         let Some(table) = table else {
             return Ok(None);
         };
+        let pl = placement(pos).map_err(Stop::Table)?;
         let v = table.probe(&pl).map_err(Stop::Table)?;
         Ok(Some(table_distance(v, pos.turn() == self.shared.attacker)))
     }
