@@ -30,7 +30,6 @@
 
 pub mod fen;
 pub mod files;
-mod hugepages;
 pub mod material;
 pub mod movegen;
 pub mod moves;

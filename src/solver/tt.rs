@@ -100,6 +100,23 @@ pub struct Tt {
     mask: u64,
 }
 
+/// `n` empty slots from zeroed memory: the system hands out zero pages lazily, so a large
+/// table costs nothing until it is used (writing every slot first took milliseconds, more
+/// than a short proof).
+fn zeroed_slots(n: usize) -> Box<[[AtomicU64; 2]]> {
+    assert!(n > 0);
+    let layout = std::alloc::Layout::array::<[AtomicU64; 2]>(n).expect("a table that fits");
+    // SAFETY: the layout is not empty; all-zero bytes are a valid AtomicU64 (zero); the
+    // memory comes from the global allocator with this layout, which is how the Box frees it.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout) as *mut [AtomicU64; 2];
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n))
+    }
+}
+
 impl Tt {
     /// A table of about `megabytes` MB (at least 1024 slots).
     pub fn new(megabytes: usize) -> Tt {
@@ -111,8 +128,7 @@ impl Tt {
             want.next_power_of_two() / 2
         };
         Tt {
-            // SAFETY: all-zero bytes are a slot of two AtomicU64 holding 0 (an empty slot)
-            slots: unsafe { crate::hugepages::zeroed(n) },
+            slots: zeroed_slots(n),
             mask: n as u64 - 1,
         }
     }

@@ -9,9 +9,11 @@ pub(crate) struct Bits(pub(crate) Vec<AtomicU64>);
 
 impl Bits {
     pub(crate) fn new(entries: u64) -> Bits {
-        // SAFETY: all-zero bytes are an AtomicU64 holding 0
-        let bits = unsafe { crate::hugepages::zeroed::<AtomicU64>(entries.div_ceil(64) as usize) };
-        Bits(bits.into_vec())
+        Bits(
+            (0..entries.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        )
     }
 
     #[inline]

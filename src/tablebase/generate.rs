@@ -192,9 +192,6 @@ pub fn solve_resumable(
     let size = layout.size() as usize;
     let mut red = vec![0u8; size];
     let mut black = vec![0u8; size];
-    // (read at random all through the build: huge pages spare the address translations)
-    crate::hugepages::advise(&red);
-    crate::hugepages::advise(&black);
     let resumed = match checkpoints.map(|c| (c, c.load(&mut red, &mut black))) {
         None | Some((_, Ok(None))) => None,
         Some((c, Ok(Some(r)))) => {

@@ -370,9 +370,6 @@ impl Table {
         }
         let n = self.header.entries as usize;
         let mut all = vec![0u8; 2 * n];
-        // (read at random by the generator and the verifier: huge pages spare the address
-        // translations)
-        crate::hugepages::advise(&all);
         let per_side = self.header.blocks_per_side() as usize;
         let be = 1usize << self.block_shift;
         // red's blocks fill the first half, black's the second
@@ -505,16 +502,6 @@ impl Table {
     pub(crate) fn code_of_checked(&self, turn: Color, index: u64) -> u8 {
         debug_assert!(self.all_checked.load(Acquire));
         self.side_unchecked(turn)[index as usize]
-    }
-
-    /// Starts loading the cache line of an entry of a table whose blocks were all checked
-    /// and are in memory (mapped or decompressed), to be read by
-    /// [`Table::code_of_checked`] soon.
-    #[inline]
-    pub(crate) fn prefetch_checked(&self, turn: Color, index: u64) {
-        if let Some(c) = self.side_unchecked(turn).get(index as usize) {
-            crate::prefetch::prefetch(c as *const u8);
-        }
     }
 
     /// The stored code of an entry of a table whose blocks were all checked

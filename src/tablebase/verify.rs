@@ -250,25 +250,8 @@ fn check(
     }
     let layout = table.layout();
     let moves = pos.legal_moves();
-    // the entries the quiet moves reach, worked out and fetched first so that their memory
-    // reads overlap (each is a miss in a large table)
-    let mut reached = [0u64; crate::moves::MAX_MOVES];
-    for (k, &m) in moves.iter().enumerate() {
-        if pos.piece_at(m.to()).is_none() {
-            let mut child_squares = [Square::new(0).expect("a0"); MAX_PIECES];
-            child_squares[..squares.len()].copy_from_slice(squares);
-            let slot = squares
-                .iter()
-                .position(|&s| s == m.from())
-                .expect("the moving piece");
-            child_squares[slot] = m.to();
-            let ci = layout.index(&child_squares[..squares.len()]);
-            table.prefetch_checked(!pos.turn(), ci);
-            reached[k] = ci;
-        }
-    }
     let mut best: Option<Value> = None;
-    for (k, &m) in moves.iter().enumerate() {
+    for &m in moves.iter() {
         let child_value = if pos.piece_at(m.to()).is_some() {
             let undo = pos.play_unchecked(m);
             let v = subs.probe(tb, pos);
@@ -280,7 +263,14 @@ fn check(
                 v => v,
             }
         } else {
-            let ci = reached[k];
+            let mut child_squares = [Square::new(0).expect("a0"); MAX_PIECES];
+            child_squares[..squares.len()].copy_from_slice(squares);
+            let slot = squares
+                .iter()
+                .position(|&s| s == m.from())
+                .expect("the moving piece");
+            child_squares[slot] = m.to();
+            let ci = layout.index(&child_squares[..squares.len()]);
             let c = table.code_of_checked(!pos.turn(), ci);
             table
                 .value_of(!pos.turn(), ci, c)
