@@ -84,7 +84,13 @@ pub fn verify(
             for turn in Color::ALL {
                 let stored = table.code_of_checked(turn, index);
                 let result = if placed {
-                    pos.set_placement(layout.pieces(), &squares[..n], turn);
+                    // (the same placement for both sides: black's turn only passes red's,
+                    // which every check leaves as it found it)
+                    match turn {
+                        Color::Red => pos.set_placement(layout.pieces(), &squares[..n], turn),
+                        Color::Black => pos.pass_turn(),
+                    }
+                    debug_assert_eq!(pos.turn(), turn);
                     check(
                         table,
                         tb,
