@@ -344,23 +344,42 @@ fn entries_arg(text: &str) -> Result<u64, CliError> {
         })
 }
 
-/// Seconds to build a table, roughly, on this project's machine with 2 threads: 135 ns
-/// an entry up to the size of 马兵对士象全 (6.3 s for 46.8 million entries a side), then
-/// slower as tables outgrow the caches, up to 300 ns an entry from 400 million entries on
-/// (measured without the rule on the 车兵对车士象全 family: 280–330 ns for its five tables
-/// of 0.4 to 4.2 billion entries); twice that with the perpetual-check rule.
+/// Seconds to build a table, roughly, on this project's machine with 2 threads: 7 ns an
+/// entry for every move its pieces typically have ([`typical_moves`]), twice that with the
+/// perpetual-check rule. The work of a build is walking un-moves back and counting moves,
+/// so a table's time follows its pieces' mobility far more than its size: fitted on ten
+/// tables without the rule from 47 million to 4.2 billion entries (马兵对士象全 139 ns an
+/// entry, 车兵对车士象全's five largest 273–328 ns, four of 双车对车士象全's sub-tables
+/// 420–570 ns), every one within 1.5× of its time. An earlier fit by size alone said 135 ns up to 47
+/// million entries and 300 ns from 400 million on, which put 双车对车士象全's family at 37
+/// minutes.
 fn estimate_seconds(m: &Material, rules: Rules) -> f64 {
-    let (small, large) = ((46_777_500.0f64, 135e-9f64), (400e6f64, 300e-9f64));
     let e = class::entries(m) as f64;
-    let per_entry = if e <= small.0 {
-        small.1
-    } else if e >= large.0 {
-        large.1
-    } else {
-        let slope = (large.1 / small.1).ln() / (large.0 / small.0).ln();
-        small.1 * (e / small.0).powf(slope)
+    let rule = if rules == Rules::Asian { 2.0 } else { 1.0 };
+    e * 7e-9 * typical_moves(m) * rule
+}
+
+/// The moves a material's pieces typically have, both sides and both generals counted: a
+/// chariot on an open board 17, a cannon 13, a horse 6, a general 2.5, the others 2.
+fn typical_moves(m: &Material) -> f64 {
+    use canju::piece::{Color, Kind};
+    let of = |k: Kind| match k {
+        Kind::Chariot => 17.0,
+        Kind::Cannon => 13.0,
+        Kind::Horse => 6.0,
+        Kind::General => 2.5,
+        Kind::Advisor | Kind::Elephant | Kind::Soldier => 2.0,
     };
-    e * per_entry * if rules == Rules::Asian { 2.0 } else { 1.0 }
+    Color::ALL
+        .iter()
+        .map(|&c| {
+            of(Kind::General)
+                + m.side(c)
+                    .groups()
+                    .map(|(k, n)| of(k) * n as f64)
+                    .sum::<f64>()
+        })
+        .sum()
 }
 
 fn duration_text(s: f64) -> String {
