@@ -350,9 +350,9 @@ fn entries_arg(text: &str) -> Result<u64, CliError> {
 /// so a table's time follows its pieces' mobility far more than its size: fitted on ten
 /// tables without the rule from 47 million to 4.2 billion entries (马兵对士象全 139 ns an
 /// entry, 车兵对车士象全's five largest 273–328 ns, four of 双车对车士象全's sub-tables
-/// 420–570 ns), every one within 1.5× of its time. An earlier fit by size alone said 135 ns up to 47
-/// million entries and 300 ns from 400 million on, which put 双车对车士象全's family at 37
-/// minutes.
+/// 420–570 ns), every one within 1.5× of its time. An earlier fit by size alone said 135
+/// ns up to 47 million entries and 300 ns from 400 million on, which put 双车对车士象全's
+/// family at 37 minutes.
 fn estimate_seconds(m: &Material, rules: Rules) -> f64 {
     let e = class::entries(m) as f64;
     let rule = if rules == Rules::Asian { 2.0 } else { 1.0 };
