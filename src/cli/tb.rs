@@ -179,7 +179,7 @@ fn summary(r: &Report) -> String {
         ""
     };
     format!(
-        "{:<9} {:<7} {} positions: {}, {}; longest win {longest}{wide}; {:.2} s; {} MB",
+        "{:<9} {:<7} {} positions: {}, {}; longest win {longest}{wide}; {:.2} s; {} MiB",
         r.material.to_string(),
         match r.outcome {
             Outcome::Built => "built",
@@ -526,7 +526,7 @@ fn generate_many(
         outln!("{}", summary(&r));
     }
     outln!(
-        "{name}, rules {}: {} endgames, {} tables, {built} built, {:.2} s in all, peak {} MB",
+        "{name}, rules {}: {} endgames, {} tables, {built} built, {:.2} s in all, peak {} MiB",
         tb.rules(),
         members.len(),
         list.len(),
@@ -545,7 +545,7 @@ fn generate_all(m: Material, tb: &Tablebase, threads: Option<usize>) -> CliResul
         .filter(|r| r.outcome == Outcome::Built)
         .count();
     outln!(
-        "{m} ({}), rules {}: {} table{}, {built} built, {:.2} s in all, peak {} MB",
+        "{m} ({}), rules {}: {} table{}, {built} built, {:.2} s in all, peak {} MiB",
         m.chinese(),
         tb.rules(),
         reports.len(),
