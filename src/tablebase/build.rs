@@ -84,7 +84,7 @@ pub struct Requirements {
     /// note, and the build goes on.
     pub disk_bytes: u64,
     /// The largest table to build, and the memory its build takes at its peak (see
-    /// [`MEMORY_PER_ENTRY`]).
+    /// [`memory_tenths_per_entry`]).
     pub largest: Option<(Material, u64)>,
 }
 
@@ -93,7 +93,12 @@ pub struct Requirements {
 /// rule on large tables (the two arrays of values, a layer's frontier bits, the sub-tables'
 /// blocks), 1.7–1.97 with it (the rule's pass adds its sets of entries and the candidates'
 /// rows; README's "Speed and memory" table under the perpetual-check rule).
-pub const MEMORY_PER_ENTRY: [(Rules, u64); 2] = [(Rules::None, 11), (Rules::Asian, 20)];
+pub fn memory_tenths_per_entry(rules: Rules) -> u64 {
+    match rules {
+        Rules::None => 11,
+        Rules::Asian => 20,
+    }
+}
 
 /// The tables `material` still needs in `tb`, and their size on disk and in memory.
 pub fn requirements(material: Material, tb: &Tablebase) -> Result<Requirements, TableError> {
@@ -118,11 +123,7 @@ pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements
             .map(|l| l.size())
             .unwrap_or_default();
         let bytes = 2 * entries;
-        let tenths = MEMORY_PER_ENTRY
-            .iter()
-            .find(|(r, _)| *r == tb.rules())
-            .map_or(20, |&(_, t)| t);
-        let memory = bytes.saturating_mul(tenths) / 10;
+        let memory = bytes.saturating_mul(memory_tenths_per_entry(tb.rules())) / 10;
         // an upper bound: every block stored uncompressed with a zstd frame's few bytes
         // around it (real tables take about an eighth), its 16 bytes in the block table,
         // and a page for the header
