@@ -7,7 +7,7 @@ use crate::position::Position;
 use crate::square::Square;
 use crate::tables::{
     ADVISOR_STEPS, DIR_STEP, ELEPHANT_STEPS, GENERAL_STEPS, HORSE_SOURCES, HORSE_STEPS, NONE,
-    RAY_LEN,
+    RAY_LEN, RAYS,
 };
 
 /// How a game stands when the side to move has no legal move: it has lost.
@@ -81,6 +81,12 @@ static MASKS: Masks = {
     }
     m
 };
+
+/// Every point of the file of the point with this index.
+#[inline(always)]
+pub(crate) fn file_mask(index: usize) -> u128 {
+    MASKS.file[index]
+}
 
 /// The points whose contents can decide whether a general on `general` is attacked, by
 /// any kind of piece or by the other general: its file and rank, its horse zone and the
@@ -434,18 +440,26 @@ impl Position {
 
     #[inline(always)]
     fn is_legal_pseudo_against(&self, m: Move, kinds: Attackers) -> bool {
+        !self.attacked_after(m, self.turn, kinds)
+    }
+
+    /// Whether `color`'s general is attacked (or faces the other general) once the side to
+    /// move has played the pseudo-legal move `m`, on the board as it would stand, without
+    /// changing it.
+    #[inline(always)]
+    fn attacked_after(&self, m: Move, color: Color, kinds: Attackers) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
         let moved = self.board[from];
-        let us = self.turn;
-        let k = if moved.map(|p| p.kind) == Some(Kind::General) {
-            to
-        } else {
-            self.generals[us.index()].index()
+        let general_of = |c: Color| {
+            if moved == Some(Piece::new(c, Kind::General)) {
+                to
+            } else {
+                self.generals[c.index()].index()
+            }
         };
-        // Look at the board as it stands after the move, without changing it.
         let board = Board {
             occupied: (self.occupancy() & !(1u128 << from)) | (1u128 << to),
-            enemy_general: self.generals[(!us).index()].index(),
+            enemy_general: general_of(!color),
             at: |i| {
                 if i == to {
                     moved
@@ -456,7 +470,39 @@ impl Position {
                 }
             },
         };
-        !general_attacked(k, !us, kinds, board)
+        general_attacked(general_of(color), !color, kinds, board)
+    }
+
+    /// Adds the pseudo-legal moves of the chariot or cannon of the side to move on `from`
+    /// that end on one of `targets`, found without walking its lines.
+    pub(crate) fn slider_moves_to(&self, from: Square, targets: u128, list: &mut MoveList) {
+        let f = from.index();
+        let cannon = matches!(self.board[f], Some(p) if p.kind == Kind::Cannon);
+        let occupied = self.occupancy();
+        let mut ends = targets & MASKS.lines[f] & !self.occupied[self.turn.index()];
+        while ends != 0 {
+            let to = ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            let (lo, hi) = (f.min(to), f.max(to));
+            let mut between = ((1u128 << hi) - 1) ^ ((1u128 << (lo + 1)) - 1);
+            if f / 9 != to / 9 {
+                between &= MASKS.file[f];
+            }
+            let screens = (between & occupied).count_ones();
+            // a chariot needs an open line; a cannon too, or exactly one screen to capture
+            let capture = occupied >> to & 1 == 1;
+            if screens == u32::from(cannon && capture) {
+                list.push(Move::new(from, sq(to as u8)));
+            }
+        }
+    }
+
+    /// Whether a pseudo-legal move of the side to move attacks the other general (or makes
+    /// the generals face), worked out on the board as it stands after the move without
+    /// changing it.
+    #[inline]
+    pub fn gives_check(&self, m: Move) -> bool {
+        self.attacked_after(m, !self.turn, Attackers::ALL)
     }
 
     /// Whether the predecessor that an un-move from [`Position::pseudo_unmoves`] leads to
@@ -680,34 +726,28 @@ fn general_attacked<F: Fn(usize) -> Option<Piece>>(
         let chariot = Some(Piece::new(by, Kind::Chariot));
         let cannon = Some(Piece::new(by, Kind::Cannon));
         let general = Some(Piece::new(by, Kind::General));
-        for (dir, &len) in RAY_LEN[k].iter().enumerate() {
-            let mut s = k;
-            let mut n = len;
-            // first piece on the ray
-            let first = loop {
-                if n == 0 {
-                    break None;
-                }
-                n -= 1;
-                s = step(s, dir);
-                if let Some(p) = at(s) {
-                    break Some(p);
-                }
-            };
-            let Some(first) = first else { continue };
-            if Some(first) == chariot || (dir < 2 && Some(first) == general) {
+        // the nearest piece of a half-line: north and east count up, south and west down
+        let nearest = |pieces: u128, dir: usize| {
+            if dir.is_multiple_of(2) {
+                pieces.trailing_zeros() as usize
+            } else {
+                127 - pieces.leading_zeros() as usize
+            }
+        };
+        for (dir, &ray) in RAYS[k].iter().enumerate() {
+            let mut pieces = board.occupied & ray;
+            if pieces == 0 {
+                continue;
+            }
+            let first = nearest(pieces, dir);
+            let p = at(first);
+            if p == chariot || (dir < 2 && p == general) {
                 return true;
             }
             // second piece: a cannon behind a screen
-            while n > 0 {
-                n -= 1;
-                s = step(s, dir);
-                if let Some(p) = at(s) {
-                    if Some(p) == cannon {
-                        return true;
-                    }
-                    break;
-                }
+            pieces &= !(1u128 << first);
+            if pieces != 0 && at(nearest(pieces, dir)) == cannon {
+                return true;
             }
         }
     } else {

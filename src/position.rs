@@ -184,6 +184,18 @@ impl Position {
         undo
     }
 
+    /// The Zobrist key of the position after a pseudo-legal move, without playing it.
+    #[inline]
+    pub fn key_after(&self, m: Move) -> u64 {
+        let (from, to) = (m.from(), m.to());
+        let piece = self.board[from.index()].expect("a piece on the move's origin");
+        let mut key = self.key ^ zobrist(piece, from) ^ zobrist(piece, to) ^ ZOBRIST_BLACK;
+        if let Some(c) = self.board[to.index()] {
+            key ^= zobrist(c, to);
+        }
+        key
+    }
+
     /// Takes back a move played with [`Position::play_unchecked`].
     #[inline]
     pub fn undo(&mut self, m: Move, undo: Undo) {

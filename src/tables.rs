@@ -32,6 +32,30 @@ pub(crate) static RAY_LEN: [[u8; 4]; 90] = {
     t
 };
 
+/// The four half-lines from each point to the edge of the board (the point itself not
+/// included): north, south, east, west,
+/// as in [`DIR_STEP`].
+pub(crate) static RAYS: [[u128; 4]; 90] = {
+    let mut t = [[0u128; 4]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        let dirs = [(0, 1), (0, -1), (1, 0), (-1, 0)];
+        let mut d = 0;
+        while d < 4 {
+            let (mut x, mut y) = (f + dirs[d].0, r + dirs[d].1);
+            while x >= 0 && x < 9 && y >= 0 && y < 10 {
+                t[s][d] |= 1u128 << (y * 9 + x);
+                x += dirs[d].0;
+                y += dirs[d].1;
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
 /// One-point steps in the given directions that stay inside the palace the square belongs
 /// to (NONE-padded).
 const fn palace_steps(d: [(i8, i8); 4]) -> [[u8; 4]; 90] {

@@ -155,6 +155,7 @@ pub fn solve(
     let shared = Shared {
         tt: &tt,
         tb,
+        table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
         attacker: pos.turn(),
         stop: &options.stop,
         deadline: options.time.map(|t| start + t),
@@ -263,6 +264,7 @@ pub fn mate_distance(
     let shared = Shared {
         tt: &tt,
         tb,
+        table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
         attacker,
         stop: &options.stop,
         deadline: options.time.map(|t| start + t),

@@ -33,6 +33,9 @@ pub enum Stop {
 pub struct Shared<'a> {
     pub tt: &'a Tt,
     pub tb: Option<&'a Tablebase>,
+    /// The most pieces of any table present ([`Tablebase::most_pieces_present`]): a
+    /// position with more is never looked up.
+    pub table_pieces: usize,
     pub attacker: Color,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
@@ -157,7 +160,7 @@ impl<'a> Searcher<'a> {
         let Some(tb) = self.shared.tb else {
             return Ok(None);
         };
-        if pos.piece_count() > MAX_PIECES {
+        if pos.piece_count() > self.shared.table_pieces.min(MAX_PIECES) {
             return Ok(None);
         }
         // (the material first, which is cheap: most materials have no table, and the
@@ -268,8 +271,6 @@ impl<'a> Searcher<'a> {
     /// through, or when it gives no check (and so can only stalemate) and none of the
     /// defender's witness moves (see [`Witnesses`]) survives it.
     fn mate_in_one(&mut self, pos: &mut Position) -> bool {
-        let mut list = MoveList::new();
-        pos.pseudo_moves(&mut list);
         // (the mover's own legality only once a move is worth a closer look)
         let mut legality = None;
         pos.pass_turn();
@@ -284,10 +285,14 @@ impl<'a> Searcher<'a> {
         };
         pos.pass_turn();
         let checks = CheckFilter::new(pos);
+        // only the moves that may check or take every witness away
+        let mut list = MoveList::new();
+        checks.candidates(pos, witnesses.must_touch(), &mut list);
         for &m in list.iter() {
             let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
-            let may_check = checks.may_check(pos, m);
-            if !may_check && witnesses.survive(touched) {
+            // (whether it checks, on the board as it would stand, without playing it)
+            let check = checks.may_check(pos, m) && pos.gives_check(m);
+            if !check && witnesses.survive(touched) {
                 continue;
             }
             if !legality
@@ -298,8 +303,7 @@ impl<'a> Searcher<'a> {
             }
             self.nodes += 1;
             let undo = pos.play_unchecked(m);
-            let mated = (may_check && pos.is_check() || !witnesses.survive(touched))
-                && !pos.has_legal_move();
+            let mated = (check || !witnesses.survive(touched)) && !pos.has_legal_move();
             pos.undo(m, undo);
             if mated {
                 return true;
@@ -334,7 +338,6 @@ impl<'a> Searcher<'a> {
         }
         // move order: the table's move, checks (the attacker's), captures of the most
         // valuable piece, killers, history
-        let opponent = !pos.turn();
         let mut scored = std::mem::take(&mut self.scored[ply.min(MAX_PLY)]);
         scored.clear();
         let tt_move = known.best();
@@ -346,15 +349,8 @@ impl<'a> Searcher<'a> {
             if Some(m) == tt_move {
                 s += 10_000_000;
             }
-            if checks.may_check(pos, m) {
-                let undo = pos.play_unchecked(m);
-                let check = pos.in_check(opponent);
-                // the child's entry, fetched now so that it is in cache when searched
-                self.shared.tt.prefetch(pos.key());
-                pos.undo(m, undo);
-                if check {
-                    s += 2_000_000;
-                }
+            if checks.may_check(pos, m) && pos.gives_check(m) {
+                s += 2_000_000;
             }
             if let Some(v) = pos.piece_at(m.to()) {
                 s += 1_000_000 + 1000 * piece_value(v.kind);
@@ -421,8 +417,18 @@ impl<'a> Searcher<'a> {
             // costs less than picking the best each time
             scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
         }
+        // the attacker's children's entries a few moves ahead, so that their misses overlap
+        const AHEAD: usize = 4;
+        if want {
+            for &(_, m) in scored.iter().take(AHEAD) {
+                self.shared.tt.prefetch(pos.key_after(m));
+            }
+        }
         for i in 0..n {
             let m = if want {
+                if let Some(&(_, next)) = scored.get(i + AHEAD) {
+                    self.shared.tt.prefetch(pos.key_after(next));
+                }
                 scored[i].1
             } else {
                 pick(&mut scored[i..n])
@@ -432,7 +438,9 @@ impl<'a> Searcher<'a> {
             }
             any_legal = true;
             let undo = pos.play_unchecked(m);
-            self.shared.tt.prefetch(pos.key());
+            if !want && d > 2 {
+                self.shared.tt.prefetch(pos.key());
+            }
             let r = self.mates_within(pos, d - 1, ply + 1);
             pos.undo(m, undo);
             if r? == want {
@@ -480,51 +488,50 @@ impl<'a> Searcher<'a> {
 /// passes (a chariot's or cannon's line, a horse's leg, an elephant's eye).
 fn footprint(kind: Kind, m: Move) -> u128 {
     let (a, b) = (m.from().index(), m.to().index());
-    let (fa, ra) = ((a % 9) as i32, (a / 9) as i32);
-    let (fb, rb) = ((b % 9) as i32, (b / 9) as i32);
-    let bit = |f: i32, r: i32| 1u128 << (r * 9 + f);
-    let mut mask = bit(fa, ra) | bit(fb, rb);
+    let ends = 1u128 << a | 1u128 << b;
     match kind {
         Kind::Horse => {
-            let (df, dr) = (fb - fa, rb - ra);
-            let leg = if df.abs() == 2 {
-                (fa + df / 2, ra)
+            let (fa, ra) = (a % 9, a / 9);
+            let (fb, rb) = (b % 9, b / 9);
+            // the leg: one step from the start along the long side of the move
+            let leg = if fa.abs_diff(fb) == 2 {
+                ra * 9 + (fa + fb) / 2
             } else {
-                (fa, ra + dr / 2)
+                (ra + rb) / 2 * 9 + fa
             };
-            mask |= bit(leg.0, leg.1);
+            ends | 1u128 << leg
         }
-        Kind::Elephant => mask |= bit((fa + fb) / 2, (ra + rb) / 2),
-        _ => {
-            let (sf, sr) = ((fb - fa).signum(), (rb - ra).signum());
-            let (mut f, mut r) = (fa, ra);
-            while (f, r) != (fb, rb) {
-                mask |= bit(f, r);
-                f += sf;
-                r += sr;
+        Kind::Elephant => ends | 1u128 << ((a + b) / 2),
+        Kind::Chariot | Kind::Cannon => {
+            // every point from one end to the other: a run of bits along a rank, every
+            // ninth bit along a file
+            let (lo, hi) = (a.min(b), a.max(b));
+            let run = ((1u128 << (hi + 1)) - 1) ^ ((1u128 << lo) - 1);
+            if a / 9 == b / 9 {
+                run
+            } else {
+                run & crate::movegen::file_mask(a)
             }
         }
+        // one step
+        _ => ends,
     }
-    mask
 }
 
-/// The four half-lines from each point to the edge of the board (the point itself not
-/// included): north, south, east, west.
-static RAYS: [[u128; 4]; 90] = {
-    let mut t = [[0u128; 4]; 90];
+/// The points within two files and two ranks of each point (the point itself included):
+/// where a general, advisor, elephant, horse or soldier can be after one move.
+static NEAR: [u128; 90] = {
+    let mut t = [0u128; 90];
     let mut s = 0;
     while s < 90 {
         let (f, r) = ((s % 9) as i32, (s / 9) as i32);
-        let dirs = [(0, 1), (0, -1), (1, 0), (-1, 0)];
-        let mut d = 0;
-        while d < 4 {
-            let (mut x, mut y) = (f + dirs[d].0, r + dirs[d].1);
-            while x >= 0 && x < 9 && y >= 0 && y < 10 {
-                t[s][d] |= 1u128 << (y * 9 + x);
-                x += dirs[d].0;
-                y += dirs[d].1;
+        let mut q = 0usize;
+        while q < 90 {
+            let (g, h) = ((q % 9) as i32, (q / 9) as i32);
+            if (g - f).abs() <= 2 && (h - r).abs() <= 2 {
+                t[s] |= 1u128 << q;
             }
-            d += 1;
+            q += 1;
         }
         s += 1;
     }
@@ -579,7 +586,7 @@ impl CheckFilter {
             horse_sources |= 1u128 << from;
             horse_zone |= 1u128 << from | 1u128 << leg;
         }
-        let rays = RAYS[g];
+        let rays = crate::tables::RAYS[g];
         let (mut lines_one, mut lines_two) = (0u128, 0u128);
         for ray in rays {
             match (ray & sliders).count_ones() {
@@ -609,6 +616,42 @@ impl CheckFilter {
             horse_zone,
             horse_sources,
             near,
+        }
+    }
+
+    /// The pseudo-legal moves of the side to move that [`CheckFilter::may_check`] passes or
+    /// that touch `must_touch`, and perhaps others. A chariot or cannon may check by
+    /// ending on a half-line from the general, by leaving one that holds two of them, or
+    /// by touching the horse zone while a horse stands where horses check from (uncovering
+    /// its leg): one standing on none of those points gets only its moves that end on one
+    /// of them or in `must_touch`. Every other piece gets all its moves, unless it stands
+    /// more than two files or two ranks away from every point where such a move could
+    /// start or end.
+    fn candidates(&self, pos: &Position, must_touch: u128, list: &mut MoveList) {
+        let horse_zone = if self.horse_in_sources != 0 {
+            self.horse_zone
+        } else {
+            0
+        };
+        let slider_from = self.lines_two | horse_zone | must_touch;
+        let slider_to = self.lines | horse_zone | must_touch;
+        let relevant = self.lines_one | self.horse_sources | self.near | horse_zone | must_touch;
+        let mut own = pos.occupied[pos.turn().index()];
+        while own != 0 {
+            let i = own.trailing_zeros() as usize;
+            own &= own - 1;
+            let from = Square::new_unchecked(i as u8);
+            let slider =
+                matches!(pos.board[i], Some(p) if matches!(p.kind, Kind::Chariot | Kind::Cannon));
+            if slider {
+                if slider_from >> i & 1 == 0 {
+                    pos.slider_moves_to(from, slider_to, list);
+                } else {
+                    pos.pseudo_moves_from(from, list);
+                }
+            } else if NEAR[i] & relevant != 0 {
+                pos.pseudo_moves_from(from, list);
+            }
         }
     }
 
@@ -720,6 +763,20 @@ impl Witnesses {
         }
     }
 
+    /// Points that a move giving no check must touch to take every witness away: none when
+    /// three witnesses are disjoint, every point when there is no witness.
+    fn must_touch(&self) -> u128 {
+        if self.spare {
+            0
+        } else {
+            self.sets[..self.len]
+                .iter()
+                .copied()
+                .min_by_key(|f| f.count_ones())
+                .unwrap_or(!0)
+        }
+    }
+
     /// Whether some witness survives a move (not a check) that changes these points.
     #[inline]
     fn survive(&self, touched: u128) -> bool {
@@ -824,6 +881,7 @@ mod tests {
             let shared = Shared {
                 tt: &tt,
                 tb: None,
+                table_pieces: 0,
                 attacker: pos.turn(),
                 stop: &stop,
                 deadline: None,
@@ -834,11 +892,28 @@ mod tests {
             let mut by_check = false;
             let mut by_stalemate = false;
             let filter = CheckFilter::new(&pos);
+            // the moves generated for a closer look hold every move the filter passes and
+            // every move touching the points given (here a few sample sets)
+            let mut all = MoveList::new();
+            pos.pseudo_moves(&mut all);
+            for must_touch in [0, 1u128 << pos.general(!pos.turn()).index(), 0x1ff << 36] {
+                let mut some = MoveList::new();
+                filter.candidates(&pos, must_touch, &mut some);
+                for &m in all.iter() {
+                    let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+                    if filter.may_check(&pos, m) || touched & must_touch != 0 {
+                        assert!(some.contains(&m), "{m:?} not a candidate in {pos}");
+                    }
+                }
+                assert!(some.iter().all(|m| all.contains(m)), "{pos}");
+            }
             for &m in pos.legal_moves().iter() {
                 let mut p = pos.clone();
                 p.play_unchecked(m);
-                // the filter never lets a check through unplayed
+                // the filter never lets a check through unplayed, nor does the test on
+                // the board as it would stand
                 assert!(!p.is_check() || filter.may_check(&pos, m), "{m:?} in {pos}");
+                assert_eq!(p.is_check(), pos.gives_check(m), "{m:?} in {pos}");
                 if !p.has_legal_move() {
                     if p.is_check() {
                         by_check = true;

@@ -845,6 +845,24 @@ impl Tablebase {
         self.tables.write().expect("lock").remove(material);
     }
 
+    /// The most pieces (generals included) of any table of this rule set whose file is in
+    /// the directory now: 0 when there is none, or no directory. A position with more
+    /// pieces has no table here, which a search can tell without working out its material.
+    pub fn most_pieces_present(&self) -> usize {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        entries
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                let stem = name.split('.').next()?;
+                let material: Material = stem.parse().ok()?;
+                (format::file_name(&material, self.rules) == name).then(|| material.piece_count())
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The table of a canonical material if its file is there (`None` when it is not;
     /// an error when it is there but damaged or foreign).
     pub fn table_if_present(&self, material: Material) -> Result<Option<Arc<Table>>, TableError> {
