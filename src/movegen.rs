@@ -497,6 +497,41 @@ impl Position {
         }
     }
 
+    /// Whether, once the side to move has played the pseudo-legal move `m`, the other
+    /// side's general could step from its point to `to` without being attacked there (or
+    /// facing the other general). The step itself must be one the general has now.
+    pub(crate) fn general_step_safe_after(&self, m: Move, to: Square) -> bool {
+        let (from, dest) = (m.from().index(), m.to().index());
+        let moved = self.board[from];
+        let us = self.turn;
+        let g = self.generals[(!us).index()].index();
+        let s = to.index();
+        let general = self.board[g];
+        let ours = if moved.map(|p| p.kind) == Some(Kind::General) {
+            dest
+        } else {
+            self.generals[us.index()].index()
+        };
+        let occupied =
+            (self.occupancy() & !(1u128 << from) & !(1u128 << g)) | (1u128 << dest) | (1u128 << s);
+        let board = Board {
+            occupied,
+            enemy_general: ours,
+            at: |i| {
+                if i == s {
+                    general
+                } else if i == dest {
+                    moved
+                } else if i == from || i == g {
+                    None
+                } else {
+                    self.board[i]
+                }
+            },
+        };
+        !general_attacked(s, us, Attackers::ALL, board)
+    }
+
     /// Whether a pseudo-legal move of the side to move attacks the other general (or makes
     /// the generals face), worked out on the board as it stands after the move without
     /// changing it.

@@ -292,7 +292,7 @@ impl<'a> Searcher<'a> {
             let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
             // (whether it checks, on the board as it would stand, without playing it)
             let check = checks.may_check(pos, m) && pos.gives_check(m);
-            if !check && witnesses.survive(touched) {
+            if !check && (witnesses.survive(touched) || witnesses.step_survives(pos, m)) {
                 continue;
             }
             if !legality
@@ -303,7 +303,8 @@ impl<'a> Searcher<'a> {
             }
             self.nodes += 1;
             let undo = pos.play_unchecked(m);
-            let mated = (check || !witnesses.survive(touched)) && !pos.has_legal_move();
+            // (a move that got this far either checks or may stalemate)
+            let mated = !pos.has_legal_move();
             pos.undo(m, undo);
             if mated {
                 return true;
@@ -700,6 +701,9 @@ struct Witnesses {
     len: usize,
     /// Three of them are pairwise disjoint: a move, which changes two points, leaves one.
     spare: bool,
+    /// The general's legal steps (when they were looked for: not with three disjoint
+    /// witnesses, nor with eight others).
+    steps: u128,
 }
 
 impl Witnesses {
@@ -746,6 +750,7 @@ impl Witnesses {
             for &m in list.iter() {
                 if legality.move_is_legal(null, m) {
                     w.push(crate::movegen::sensitive_points_of(m.to()) | 1u128 << general.index());
+                    w.steps |= 1u128 << m.to().index();
                 }
             }
         }
@@ -775,6 +780,20 @@ impl Witnesses {
                 .min_by_key(|f| f.count_ones())
                 .unwrap_or(!0)
         }
+    }
+
+    /// Whether one of the general's steps stays legal after the attacker's move `m` (not
+    /// a check), looked at exactly, on the board as it would stand.
+    fn step_survives(&self, pos: &Position, m: Move) -> bool {
+        let mut steps = self.steps;
+        while steps != 0 {
+            let s = Square::new_unchecked(steps.trailing_zeros() as u8);
+            steps &= steps - 1;
+            if pos.general_step_safe_after(m, s) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether some witness survives a move (not a check) that changes these points.
