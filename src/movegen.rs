@@ -257,7 +257,13 @@ impl Position {
             enemy_general: self.generals[(!color).index()].index(),
             at: |i| self.board[i],
         };
-        general_attacked(self.generals[color.index()].index(), !color, kinds, board)
+        general_attacked(
+            self.generals[color.index()].index(),
+            !color,
+            kinds,
+            !0,
+            board,
+        )
     }
 
     /// Whether the side to move is in check.
@@ -440,14 +446,15 @@ impl Position {
 
     #[inline(always)]
     fn is_legal_pseudo_against(&self, m: Move, kinds: Attackers) -> bool {
-        !self.attacked_after(m, self.turn, kinds)
+        !self.attacked_after(m, self.turn, kinds, !0)
     }
 
     /// Whether `color`'s general is attacked (or faces the other general) once the side to
     /// move has played the pseudo-legal move `m`, on the board as it would stand, without
     /// changing it.
+    /// Only the half-lines from the general that hold a point of `rays` are looked at.
     #[inline(always)]
-    fn attacked_after(&self, m: Move, color: Color, kinds: Attackers) -> bool {
+    fn attacked_after(&self, m: Move, color: Color, kinds: Attackers, rays: u128) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
         let moved = self.board[from];
         let general_of = |c: Color| {
@@ -470,7 +477,7 @@ impl Position {
                 }
             },
         };
-        general_attacked(general_of(color), !color, kinds, board)
+        general_attacked(general_of(color), !color, kinds, rays, board)
     }
 
     /// Adds the pseudo-legal moves of the chariot or cannon of the side to move on `from`
@@ -529,15 +536,26 @@ impl Position {
                 }
             },
         };
-        !general_attacked(s, us, Attackers::ALL, board)
+        !general_attacked(s, us, Attackers::ALL, !0, board)
     }
 
     /// Whether a pseudo-legal move of the side to move attacks the other general (or makes
     /// the generals face), worked out on the board as it stands after the move without
     /// changing it.
+    ///
+    /// The other general must not be attacked before the move (as in every legal position):
+    /// then an attack after it runs through a point the move changes, so only the
+    /// half-lines and horse zone holding such a point, and a moving soldier, are looked at.
     #[inline]
     pub fn gives_check(&self, m: Move) -> bool {
-        self.attacked_after(m, !self.turn, Attackers::ALL)
+        let g = self.generals[(!self.turn).index()].index();
+        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+        let kinds = Attackers {
+            sliders: touched & MASKS.lines[g] != 0,
+            horses: touched & MASKS.horse_zone[g] != 0,
+            soldiers: matches!(self.board[m.from().index()], Some(p) if p.kind == Kind::Soldier),
+        };
+        self.attacked_after(m, !self.turn, kinds, touched)
     }
 
     /// Whether the predecessor that an un-move from [`Position::pseudo_unmoves`] leads to
@@ -570,7 +588,7 @@ impl Position {
                 }
             },
         };
-        !general_attacked(self.generals[us.index()].index(), !us, kinds, board)
+        !general_attacked(self.generals[us.index()].index(), !us, kinds, !0, board)
     }
 
     /// The legal moves of the side to move.
@@ -739,8 +757,6 @@ pub struct IllegalMove {
     pub mv: Move,
 }
 
-/// Whether a general on `k` is attacked by side `by` or faces `by`'s general, on the
-/// board that `at` describes.
 /// A board as `general_attacked` sees it: possibly a position with one move applied in
 /// thought, given by its occupancy, the attacking general's point and a lookup.
 struct Board<F: Fn(usize) -> Option<Piece>> {
@@ -749,11 +765,15 @@ struct Board<F: Fn(usize) -> Option<Piece>> {
     at: F,
 }
 
+/// Whether a general on `k` is attacked by side `by` or faces `by`'s general, on the
+/// board that `board` describes, by the kinds of piece in `kinds` (the general counts
+/// with the sliders), along the half-lines from `k` that hold a point of `rays`.
 #[inline(always)]
 fn general_attacked<F: Fn(usize) -> Option<Piece>>(
     k: usize,
     by: Color,
     kinds: Attackers,
+    rays: u128,
     board: Board<F>,
 ) -> bool {
     let at = &board.at;
@@ -770,6 +790,9 @@ fn general_attacked<F: Fn(usize) -> Option<Piece>>(
             }
         };
         for (dir, &ray) in RAYS[k].iter().enumerate() {
+            if ray & rays == 0 {
+                continue;
+            }
             let mut pieces = board.occupied & ray;
             if pieces == 0 {
                 continue;
