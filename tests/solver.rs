@@ -254,20 +254,33 @@ fn the_search_agrees_with_the_tables_on_every_move() {
     let d = TempDir::new("solver-tables");
     let tb = build_into(&d, "KNKA");
     build_into(&d, "KCAK");
+    // the search knows which positions may have a table from the files present: four
+    // pieces here, none for the other rule set or without a directory
+    assert_eq!(tb.most_pieces_present(), 4);
+    let asian = Tablebase::with_rules(&d.0, canju::tablebase::Rules::Asian);
+    assert_eq!(asian.most_pieces_present(), 0);
+    assert_eq!(Tablebase::new(d.0.join("missing")).most_pieces_present(), 0);
     let mut rng = Rng::new(99);
-    let (mut wins, mut listed) = (0, 0);
+    let (mut wins, mut listed, mut fewer) = (0, 0, 0);
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     for (material, bound) in [("KNKA", 5u32), ("KCAK", 3)] {
         for pos in positions_of(material, &mut rng, 150) {
             let fen = pos.to_string();
             let max_plies = 2 * bound - 1;
             let want = table_lengths(&tb, &pos, max_plies);
-            // the search alone, no table consulted
-            let s = solve(&pos, &Options::new(bound), None).unwrap();
+            // the search alone, no table consulted (on one thread, so that the node
+            // counts below are the same from run to run)
+            let s = one_thread.install(|| solve(&pos, &Options::new(bound), None).unwrap());
             assert_eq!(solver_lengths(&s), want, "{fen}");
             listed += want.len();
             // and with the tables deciding the nodes they hold
-            let t = solve(&pos, &Options::new(bound), Some(&tb)).unwrap();
+            let t = one_thread.install(|| solve(&pos, &Options::new(bound), Some(&tb)).unwrap());
             assert_eq!(solver_lengths(&t), want, "{fen} (tables)");
+            // (and the tables are read: they decide nodes the search would expand)
+            fewer += usize::from(t.nodes < s.nodes);
             match tb.probe(&pos).unwrap() {
                 Value::Win(n) if n <= max_plies => {
                     assert_eq!(s.verdict, Verdict::Win { plies: n }, "{fen}");
@@ -279,6 +292,11 @@ fn the_search_agrees_with_the_tables_on_every_move() {
         }
     }
     assert!(wins >= 5 && listed > 20, "{wins} {listed}");
+    // (every first move leads into a table, which answers at once)
+    assert_eq!(
+        fewer, 300,
+        "the tables cut the search in only {fewer} of 300 positions"
+    );
 }
 
 proptest! {
