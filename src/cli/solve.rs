@@ -163,11 +163,12 @@ fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread
             });
             let nodes = live.nodes.load(Relaxed);
             let secs = start.elapsed().as_secs_f64();
+            let proven = live.proven.load(Relaxed);
             b.set_message(format!(
-                "searching {} plies: {} nodes, {} winning first moves so far, {:.0} s (Ctrl-C stops)",
+                "searching {} plies: {} nodes, {proven} winning first move{} so far, {:.0} s (Ctrl-C stops)",
                 live.depth.load(Relaxed),
                 thousands(nodes),
-                live.proven.load(Relaxed),
+                if proven == 1 { "" } else { "s" },
                 secs
             ));
             b.tick();
