@@ -33,8 +33,7 @@ pub(crate) static RAY_LEN: [[u8; 4]; 90] = {
 };
 
 /// The four half-lines from each point to the edge of the board (the point itself not
-/// included): north, south, east, west,
-/// as in [`DIR_STEP`].
+/// included): north, south, east, west, as in [`DIR_STEP`].
 pub(crate) static RAYS: [[u128; 4]; 90] = {
     let mut t = [[0u128; 4]; 90];
     let mut s = 0;

@@ -515,17 +515,7 @@ fn footprint(kind: Kind, m: Move) -> u128 {
             ends | 1u128 << leg
         }
         Kind::Elephant => ends | 1u128 << ((a + b) / 2),
-        Kind::Chariot | Kind::Cannon => {
-            // every point from one end to the other: a run of bits along a rank, every
-            // ninth bit along a file
-            let (lo, hi) = (a.min(b), a.max(b));
-            let run = ((1u128 << (hi + 1)) - 1) ^ ((1u128 << lo) - 1);
-            if a / 9 == b / 9 {
-                run
-            } else {
-                run & crate::movegen::file_mask(a)
-            }
-        }
+        Kind::Chariot | Kind::Cannon => ends | crate::movegen::between(a, b),
         // one step
         _ => ends,
     }
