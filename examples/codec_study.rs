@@ -33,7 +33,7 @@ fn codecs() -> Vec<Codec> {
             lz4_flex::block::decompress_into(c, out).expect("lz4");
         }),
     }];
-    for level in [3, 9, 19] {
+    for level in [1, 3, 4, 5, 6, 9, 19] {
         let mut d = zstd::bulk::Decompressor::new().expect("zstd");
         all.push(Codec {
             name: format!("zstd {level}"),

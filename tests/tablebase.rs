@@ -158,20 +158,41 @@ fn verifier_accepts_built_tables_and_rejects_a_tampered_one() {
     // Change one decided entry and write the file anew through the format (all checksums
     // sound): only the verifier's own check can find it, and it must name the position.
     let t = tb.table("KNKA".parse().unwrap()).unwrap();
-    let mut red = t.checked_side(canju::Color::Red).unwrap().to_vec();
+    let red = t.checked_side(canju::Color::Red).unwrap().to_vec();
     let black = t.checked_side(canju::Color::Black).unwrap().to_vec();
     let header = t.header().clone();
     drop(t);
+    let layout = tb.table("KNKA".parse().unwrap()).unwrap().layout().clone();
+    let tampered = |red: &[u8]| {
+        canju::tablebase::format::write(&dir.0.join("KNKA.ctb"), &header, red, &black).unwrap();
+        let fresh = Tablebase::new(&dir.0);
+        let t = fresh.table("KNKA".parse().unwrap()).unwrap();
+        let e = verify::verify(&t, &fresh, &|_, _| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("KNKA: entry"), "{e}");
+        assert!(e.contains(" w - - 0 1") || e.contains(" b - - 0 1"), "{e}");
+    };
     let i = red.iter().position(|&c| c == 5).unwrap(); // a win in 3
-    red[i] = 7; // now claims a win in 5
-    canju::tablebase::format::write(&dir.0.join("KNKA.ctb"), &header, &red, &black).unwrap();
-    let fresh = Tablebase::new(&dir.0);
-    let t = fresh.table("KNKA".parse().unwrap()).unwrap();
-    let e = verify::verify(&t, &fresh, &|_, _| {})
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("KNKA: entry"), "{e}");
-    assert!(e.contains(" w - - 0 1") || e.contains(" b - - 0 1"), "{e}");
+    let mut wrong = red.clone();
+    wrong[i] = 7; // now claims a win in 5
+    tampered(&wrong);
+    // The verifier reads a quiet move's legality from the entry the move reaches (see
+    // verify::check_fast), so wrong illegal marks must be found all the same: a legal
+    // position marked illegal, and an illegal one (black in check with red to move, its
+    // pieces on distinct points) given a value.
+    let legal = red.iter().position(|&c| c == 5).unwrap();
+    let mut wrong = red.clone();
+    wrong[legal] = 1;
+    tampered(&wrong);
+    let illegal = (0..red.len())
+        .find(|&i| red[i] == 1 && layout.position(i as u64, canju::Color::Red).is_some())
+        .unwrap();
+    for value in [0u8, 5] {
+        let mut wrong = red.clone();
+        wrong[illegal] = value; // a draw, a win in 3
+        tampered(&wrong);
+    }
 }
 
 #[test]

@@ -19,9 +19,10 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::format::{Rules, TableError};
-use super::index::{MAX_PIECES, Squares};
+use super::index::{Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::{Value, code, value_of_code};
+use crate::moves::{Move, MoveList};
 use crate::piece::Color;
 use crate::position::Position;
 use crate::square::Square;
@@ -75,6 +76,7 @@ pub fn verify(
         let mut squares: Squares = [Square::new(0).expect("a0"); MAX_PIECES];
         let mut pos = Position::scratch();
         let mut subs = SubTables::new();
+        let mut list = MoveList::new();
         let mut count = 0;
         for index in start..end {
             if lowest.load(Relaxed) < index {
@@ -91,13 +93,14 @@ pub fn verify(
                         Color::Black => pos.pass_turn(),
                     }
                     debug_assert_eq!(pos.turn(), turn);
-                    check(
+                    check_fast(
                         table,
                         tb,
                         &mut pos,
                         &squares[..n],
                         (index, stored),
                         &mut subs,
+                        &mut list,
                     )
                 } else if stored != code::ILLEGAL {
                     Err(Failure::Wrong(
@@ -213,6 +216,107 @@ impl SubTables {
     }
 }
 
+/// The entry a quiet move leads to: the placement with the moving piece on its new point.
+fn quiet_child(layout: &Layout, squares: &[Square], m: Move) -> u64 {
+    let mut child = [Square::new(0).expect("a0"); MAX_PIECES];
+    child[..squares.len()].copy_from_slice(squares);
+    let slot = squares
+        .iter()
+        .position(|&s| s == m.from())
+        .expect("the moving piece");
+    child[slot] = m.to();
+    layout.index(&child[..squares.len()])
+}
+
+/// The value, for the side to move after it, of a legal capture, read through the whole
+/// probing path; a capture into a win by rule counts as level 0 of this material.
+fn capture_value(
+    tb: &Tablebase,
+    pos: &mut Position,
+    m: Move,
+    subs: &mut SubTables,
+) -> Result<Value, Failure> {
+    let undo = pos.play_unchecked(m);
+    let v = subs.probe(tb, pos);
+    pos.undo(m, undo);
+    Ok(match v.map_err(Failure::Table)? {
+        Value::RuleWin(_) => Value::RuleWin(0),
+        Value::RuleLoss(_) => Value::RuleLoss(0),
+        v => v,
+    })
+}
+
+/// [`check`], faster where the entry agrees: a quiet move's legality is read from the
+/// entry it reaches (illegal exactly when the mover's general is left attacked), and only
+/// captures are tested by the rules engine. Anything else, a disagreement above all, is
+/// decided by [`check`], so that an entry is reported only if the rules engine alone
+/// finds it wrong.
+///
+/// Sound because every entry's illegal mark is checked against the rules engine on its
+/// own: if all marks are right, the two tests of legality are one; if one is wrong, its
+/// entry fails.
+fn check_fast(
+    table: &Table,
+    tb: &Tablebase,
+    pos: &mut Position,
+    squares: &[Square],
+    (index, stored): (u64, u8),
+    subs: &mut SubTables,
+    list: &mut MoveList,
+) -> Result<bool, Failure> {
+    let slow = |pos: &mut Position, subs: &mut SubTables| {
+        check(table, tb, pos, squares, (index, stored), subs)
+    };
+    let turn = pos.turn();
+    if stored == code::ILLEGAL || pos.in_check(!turn) {
+        return slow(pos, subs);
+    }
+    let with_rule = table.header().rule_set() == Rules::Asian;
+    let Some(stored_value) = table.value_of(turn, index, stored) else {
+        return slow(pos, subs);
+    };
+    let layout = table.layout();
+    list.clear();
+    pos.pseudo_moves(list);
+    // (the rules engine's legality, for captures only, once one comes)
+    let mut legality = None;
+    let mut best: Option<Value> = None;
+    for &m in list.iter() {
+        let child_value = if pos.piece_at(m.to()).is_some() {
+            if !legality
+                .get_or_insert_with(|| pos.legality())
+                .move_is_legal(pos, m)
+            {
+                continue;
+            }
+            capture_value(tb, pos, m, subs)?
+        } else {
+            let ci = quiet_child(layout, squares, m);
+            let c = table.code_of_checked(!turn, ci);
+            if c == code::ILLEGAL {
+                // the move leaves the mover's general attacked
+                continue;
+            }
+            match table
+                .value_of(!turn, ci, c)
+                .filter(|v| with_rule || !v.by_rule())
+            {
+                Some(v) => v,
+                None => return slow(pos, subs),
+            }
+        };
+        let v = child_value.for_mover();
+        if best.is_none_or(|b| v.preference() > b.preference()) {
+            best = Some(v);
+        }
+    }
+    if best.unwrap_or(Value::Loss(0)) == stored_value && (with_rule || !stored_value.by_rule()) {
+        Ok(true)
+    } else {
+        slow(pos, subs)
+    }
+}
+
 /// Checks one entry; `Ok(true)` for a legal position that agrees, `Ok(false)` for an
 /// illegal one correctly marked.
 fn check(
@@ -259,24 +363,9 @@ fn check(
     let mut best: Option<Value> = None;
     for &m in moves.iter() {
         let child_value = if pos.piece_at(m.to()).is_some() {
-            let undo = pos.play_unchecked(m);
-            let v = subs.probe(tb, pos);
-            pos.undo(m, undo);
-            // a capture into a win by rule counts as level 0 of this material
-            match v.map_err(Failure::Table)? {
-                Value::RuleWin(_) => Value::RuleWin(0),
-                Value::RuleLoss(_) => Value::RuleLoss(0),
-                v => v,
-            }
+            capture_value(tb, pos, m, subs)?
         } else {
-            let mut child_squares = [Square::new(0).expect("a0"); MAX_PIECES];
-            child_squares[..squares.len()].copy_from_slice(squares);
-            let slot = squares
-                .iter()
-                .position(|&s| s == m.from())
-                .expect("the moving piece");
-            child_squares[slot] = m.to();
-            let ci = layout.index(&child_squares[..squares.len()]);
+            let ci = quiet_child(layout, squares, m);
             let c = table.code_of_checked(!pos.turn(), ci);
             table
                 .value_of(!pos.turn(), ci, c)

@@ -201,14 +201,7 @@ impl Fixpoint<'_> {
                     checks,
                 });
             } else {
-                let mut cs: Squares = [Square::new(0).expect("a0"); MAX_PIECES];
-                cs[..squares.len()].copy_from_slice(squares);
-                let slot = squares
-                    .iter()
-                    .position(|&s| s == m.from())
-                    .expect("the moving piece");
-                cs[slot] = m.to();
-                let ci = layout.index(&cs[..squares.len()]);
+                let ci = super::quiet_child(layout, squares, m);
                 out.push(Child {
                     won: self.won[next.index()].get(ci),
                     index: Some(ci),
