@@ -139,8 +139,15 @@ impl Fixpoint<'_> {
     }
 
     /// Runs `f` on every legal entry of `turn`'s side not yet won (of `only` alone, when
-    /// given), with its successors.
-    fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
+    /// given), with its successors; with `cornered`, only on those where every move checks
+    /// or leads into a won position (see [`Fixpoint::escapes`]).
+    fn sweep_with(
+        &self,
+        turn: Color,
+        only: Option<&Bits>,
+        cornered: bool,
+        f: impl Fn(u64, &[Child]) + Sync,
+    ) {
         let layout = self.table.layout();
         let n = layout.pieces().len();
         let chunks = layout.size().div_ceil(CHUNK);
@@ -150,9 +157,10 @@ impl Fixpoint<'_> {
                     [Square::new(0).expect("a0"); MAX_PIECES],
                     Position::scratch(),
                     Vec::new(),
+                    MoveList::new(),
                 )
             },
-            |(squares, pos, children), chunk| {
+            |(squares, pos, children, list), chunk| {
                 let start = chunk * CHUNK;
                 let end = (start + CHUNK).min(layout.size());
                 for i in start..end {
@@ -164,8 +172,11 @@ impl Fixpoint<'_> {
                         continue;
                     }
                     pos.set_placement(layout.pieces(), &squares[..n], turn);
+                    if cornered && self.escapes(pos, &squares[..n], list) {
+                        continue;
+                    }
                     children.clear();
-                    if let Err(e) = self.children(pos, &squares[..n], children) {
+                    if let Err(e) = self.children(pos, &squares[..n], children, list) {
                         let mut slot = self.failure.lock().expect("lock");
                         slot.get_or_insert(e);
                         return;
@@ -176,19 +187,47 @@ impl Fixpoint<'_> {
         );
     }
 
+    /// Whether the position has a legal quiet move that does not check and leads into a
+    /// position not won: then it is in no trap. A quick look that leaves captures out (a
+    /// position that escapes only by a capture is looked at in full), with the rules
+    /// engine's check test on the board as it would stand (the other general is not
+    /// attacked in a legal entry, as that test needs).
+    fn escapes(&self, pos: &Position, squares: &[Square], list: &mut MoveList) -> bool {
+        let layout = self.table.layout();
+        let won = &self.won[(!pos.turn()).index()];
+        list.clear();
+        pos.pseudo_moves(list);
+        let legality = pos.legality();
+        list.iter().any(|&m| {
+            pos.piece_at(m.to()).is_none()
+                && legality.move_is_legal(pos, m)
+                && !pos.gives_check(m)
+                && !won.get(super::quiet_child(layout, squares, m))
+        })
+    }
+
     fn children(
         &self,
         pos: &Position,
         squares: &[Square],
         out: &mut Vec<Child>,
+        list: &mut MoveList,
     ) -> Result<(), TableError> {
         let layout = self.table.layout();
         let next = !pos.turn();
-        for &m in pos.legal_moves().iter() {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let checks = child.is_check();
+        list.clear();
+        pos.pseudo_moves(list);
+        let legality = pos.legality();
+        for &m in list.iter() {
+            if !legality.move_is_legal(pos, m) {
+                continue;
+            }
+            // (the rules engine's test on the board as it would stand; the generator plays
+            // the move and asks whether the general is attacked)
+            let checks = pos.gives_check(m);
             if pos.piece_at(m.to()).is_some() {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
                 let v = self.tb.probe(&child)?;
                 let won = if next == self.winner {
                     v.is_win()
@@ -225,17 +264,22 @@ impl Fixpoint<'_> {
             let changed = AtomicBool::new(false);
             for turn in Color::ALL {
                 let won = &self.won[turn.index()];
-                self.sweep_in(turn, Some(&self.claimed[turn.index()]), |i, children| {
-                    let forced = if turn == self.winner {
-                        children.iter().any(|c| c.won)
-                    } else {
-                        !children.is_empty() && children.iter().all(|c| c.won)
-                    };
-                    if forced {
-                        won.set(i);
-                        changed.store(true, Relaxed);
-                    }
-                });
+                self.sweep_with(
+                    turn,
+                    Some(&self.claimed[turn.index()]),
+                    false,
+                    |i, children| {
+                        let forced = if turn == self.winner {
+                            children.iter().any(|c| c.won)
+                        } else {
+                            !children.is_empty() && children.iter().all(|c| c.won)
+                        };
+                        if forced {
+                            won.set(i);
+                            changed.store(true, Relaxed);
+                        }
+                    },
+                );
             }
             if !changed.load(Relaxed) {
                 return;
@@ -249,6 +293,15 @@ impl Fixpoint<'_> {
 trait Graph: Sync {
     fn size(&self) -> u64;
     fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync);
+    /// [`Graph::sweep_in`] over all of `turn`'s positions not yet won, calling `f` only on
+    /// those where every move checks or leads into a won position.
+    fn sweep_cornered(&self, turn: Color, f: impl Fn(u64, &[Child]) + Sync) {
+        self.sweep_in(turn, None, |i, children| {
+            if children.iter().all(|c| c.won || c.checks) {
+                f(i, children);
+            }
+        });
+    }
 }
 
 impl Graph for Fixpoint<'_> {
@@ -257,7 +310,16 @@ impl Graph for Fixpoint<'_> {
     }
 
     fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
-        Fixpoint::sweep_in(self, turn, only, f)
+        self.sweep_with(turn, only, false, f)
+    }
+
+    fn sweep_cornered(&self, turn: Color, f: impl Fn(u64, &[Child]) + Sync) {
+        // most positions escape by a quiet move found at a glance, without their successors
+        self.sweep_with(turn, None, true, |i, children| {
+            if children.iter().all(|c| c.won || c.checks) {
+                f(i, children);
+            }
+        })
     }
 }
 
@@ -273,13 +335,11 @@ fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
     // only the positions their checks lead to answer
     let y = Bits::new(size);
     let answers = Bits::new(size);
-    g.sweep_in(l, None, |i, children| {
-        if children.iter().all(|c| c.won || c.checks) {
-            y.set(i);
-            for c in children {
-                if let (false, Some(d)) = (c.won, c.index) {
-                    answers.set(d);
-                }
+    g.sweep_cornered(l, |i, children| {
+        y.set(i);
+        for c in children {
+            if let (false, Some(d)) = (c.won, c.index) {
+                answers.set(d);
             }
         }
     });
