@@ -181,9 +181,8 @@ fn verifier_accepts_built_tables_and_rejects_a_tampered_one() {
     // verify::check_fast), so wrong illegal marks must be found all the same: a legal
     // position marked illegal, and an illegal one (black in check with red to move, its
     // pieces on distinct points) given a value.
-    let legal = red.iter().position(|&c| c == 5).unwrap();
     let mut wrong = red.clone();
-    wrong[legal] = 1;
+    wrong[i] = 1;
     tampered(&wrong);
     let illegal = (0..red.len())
         .find(|&i| red[i] == 1 && layout.position(i as u64, canju::Color::Red).is_some())

@@ -271,7 +271,7 @@ fn check_fast(
     if stored == code::ILLEGAL || pos.in_check(!turn) {
         return slow(pos, subs);
     }
-    let with_rule = table.header().rule_set() == Rules::Asian;
+    // (no value for a code by rule in a table built without the rule: `check` says why)
     let Some(stored_value) = table.value_of(turn, index, stored) else {
         return slow(pos, subs);
     };
@@ -297,10 +297,7 @@ fn check_fast(
                 // the move leaves the mover's general attacked
                 continue;
             }
-            match table
-                .value_of(!turn, ci, c)
-                .filter(|v| with_rule || !v.by_rule())
-            {
+            match table.value_of(!turn, ci, c) {
                 Some(v) => v,
                 None => return slow(pos, subs),
             }
@@ -310,7 +307,7 @@ fn check_fast(
             best = Some(v);
         }
     }
-    if best.unwrap_or(Value::Loss(0)) == stored_value && (with_rule || !stored_value.by_rule()) {
+    if best.unwrap_or(Value::Loss(0)) == stored_value {
         Ok(true)
     } else {
         slow(pos, subs)

@@ -138,55 +138,6 @@ impl Fixpoint<'_> {
         }
     }
 
-    /// Runs `f` on every legal entry of `turn`'s side not yet won (of `only` alone, when
-    /// given), with its successors; with `cornered`, only on those where every move checks
-    /// or leads into a won position (see [`Fixpoint::escapes`]).
-    fn sweep_with(
-        &self,
-        turn: Color,
-        only: Option<&Bits>,
-        cornered: bool,
-        f: impl Fn(u64, &[Child]) + Sync,
-    ) {
-        let layout = self.table.layout();
-        let n = layout.pieces().len();
-        let chunks = layout.size().div_ceil(CHUNK);
-        (0..chunks).into_par_iter().for_each_init(
-            || {
-                (
-                    [Square::new(0).expect("a0"); MAX_PIECES],
-                    Position::scratch(),
-                    Vec::new(),
-                    MoveList::new(),
-                )
-            },
-            |(squares, pos, children, list), chunk| {
-                let start = chunk * CHUNK;
-                let end = (start + CHUNK).min(layout.size());
-                for i in start..end {
-                    if only.is_some_and(|b| !b.get(i))
-                        || self.won[turn.index()].get(i)
-                        || self.table.code_of_checked(turn, i) == code::ILLEGAL
-                        || layout.squares(i, squares).is_none()
-                    {
-                        continue;
-                    }
-                    pos.set_placement(layout.pieces(), &squares[..n], turn);
-                    if cornered && self.escapes(pos, &squares[..n], list) {
-                        continue;
-                    }
-                    children.clear();
-                    if let Err(e) = self.children(pos, &squares[..n], children, list) {
-                        let mut slot = self.failure.lock().expect("lock");
-                        slot.get_or_insert(e);
-                        return;
-                    }
-                    f(i, children);
-                }
-            },
-        );
-    }
-
     /// Whether the position has a legal quiet move that does not check and leads into a
     /// position not won: then it is in no trap. A quick look that leaves captures out (a
     /// position that escapes only by a capture is looked at in full), with the rules
@@ -264,7 +215,7 @@ impl Fixpoint<'_> {
             let changed = AtomicBool::new(false);
             for turn in Color::ALL {
                 let won = &self.won[turn.index()];
-                self.sweep_with(
+                self.sweep_in(
                     turn,
                     Some(&self.claimed[turn.index()]),
                     false,
@@ -290,18 +241,18 @@ impl Fixpoint<'_> {
 
 /// What the trap needs of the position graph: its entries per side, and a sweep that calls
 /// `f` on every position of `turn` not yet won (of `only`, when given) with its successors.
+/// With `cornered`, the sweep may leave out positions with a move that neither checks nor
+/// leads into a won position (the fixpoint finds most of them at a glance, without their
+/// successors).
 trait Graph: Sync {
     fn size(&self) -> u64;
-    fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync);
-    /// [`Graph::sweep_in`] over all of `turn`'s positions not yet won, calling `f` only on
-    /// those where every move checks or leads into a won position.
-    fn sweep_cornered(&self, turn: Color, f: impl Fn(u64, &[Child]) + Sync) {
-        self.sweep_in(turn, None, |i, children| {
-            if children.iter().all(|c| c.won || c.checks) {
-                f(i, children);
-            }
-        });
-    }
+    fn sweep_in(
+        &self,
+        turn: Color,
+        only: Option<&Bits>,
+        cornered: bool,
+        f: impl Fn(u64, &[Child]) + Sync,
+    );
 }
 
 impl Graph for Fixpoint<'_> {
@@ -309,17 +260,50 @@ impl Graph for Fixpoint<'_> {
         self.table.layout().size()
     }
 
-    fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
-        self.sweep_with(turn, only, false, f)
-    }
-
-    fn sweep_cornered(&self, turn: Color, f: impl Fn(u64, &[Child]) + Sync) {
-        // most positions escape by a quiet move found at a glance, without their successors
-        self.sweep_with(turn, None, true, |i, children| {
-            if children.iter().all(|c| c.won || c.checks) {
-                f(i, children);
-            }
-        })
+    fn sweep_in(
+        &self,
+        turn: Color,
+        only: Option<&Bits>,
+        cornered: bool,
+        f: impl Fn(u64, &[Child]) + Sync,
+    ) {
+        let layout = self.table.layout();
+        let n = layout.pieces().len();
+        let chunks = layout.size().div_ceil(CHUNK);
+        (0..chunks).into_par_iter().for_each_init(
+            || {
+                (
+                    [Square::new(0).expect("a0"); MAX_PIECES],
+                    Position::scratch(),
+                    Vec::new(),
+                    MoveList::new(),
+                )
+            },
+            |(squares, pos, children, list), chunk| {
+                let start = chunk * CHUNK;
+                let end = (start + CHUNK).min(layout.size());
+                for i in start..end {
+                    if only.is_some_and(|b| !b.get(i))
+                        || self.won[turn.index()].get(i)
+                        || self.table.code_of_checked(turn, i) == code::ILLEGAL
+                        || layout.squares(i, squares).is_none()
+                    {
+                        continue;
+                    }
+                    pos.set_placement(layout.pieces(), &squares[..n], turn);
+                    if cornered && self.escapes(pos, &squares[..n], list) {
+                        continue;
+                    }
+                    children.clear();
+                    if let Err(e) = self.children(pos, &squares[..n], children, list) {
+                        let mut slot = self.failure.lock().expect("lock");
+                        slot.get_or_insert(e);
+                        return;
+                    }
+                    f(i, children);
+                }
+            },
+        );
     }
 }
 
@@ -335,11 +319,13 @@ fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
     // only the positions their checks lead to answer
     let y = Bits::new(size);
     let answers = Bits::new(size);
-    g.sweep_cornered(l, |i, children| {
-        y.set(i);
-        for c in children {
-            if let (false, Some(d)) = (c.won, c.index) {
-                answers.set(d);
+    g.sweep_in(l, None, true, |i, children| {
+        if children.iter().all(|c| c.won || c.checks) {
+            y.set(i);
+            for c in children {
+                if let (false, Some(d)) = (c.won, c.index) {
+                    answers.set(d);
+                }
             }
         }
     });
@@ -351,7 +337,7 @@ fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
         let mut z_count = 0;
         loop {
             zw.clear();
-            g.sweep_in(w, Some(&answers), |i, children| {
+            g.sweep_in(w, Some(&answers), false, |i, children| {
                 let keeps = children
                     .iter()
                     .any(|c| c.won || c.index.is_some_and(|d| y.get(d) && (!c.checks || z.get(d))));
@@ -360,7 +346,7 @@ fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
                 }
             });
             z_next.clear();
-            g.sweep_in(l, Some(&y), |i, children| {
+            g.sweep_in(l, Some(&y), false, |i, children| {
                 let held = children
                     .iter()
                     .all(|c| c.won || (c.checks && c.index.is_some_and(|d| zw.get(d))));
@@ -394,7 +380,13 @@ mod tests {
             16
         }
 
-        fn sweep_in(&self, turn: Color, only: Option<&Bits>, f: impl Fn(u64, &[Child]) + Sync) {
+        fn sweep_in(
+            &self,
+            turn: Color,
+            only: Option<&Bits>,
+            _cornered: bool,
+            f: impl Fn(u64, &[Child]) + Sync,
+        ) {
             for (i, children) in &self.0[turn.index()] {
                 if only.is_none_or(|b| b.get(*i)) {
                     f(*i, children);
