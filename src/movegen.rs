@@ -3,7 +3,7 @@
 
 use crate::moves::{Move, MoveList};
 use crate::piece::{Color, Kind, Piece};
-use crate::position::Position;
+use crate::position::{Position, point_bit};
 use crate::square::Square;
 use crate::tables::{
     ADVISOR_STEPS, DIR_STEP, ELEPHANT_STEPS, GENERAL_STEPS, HORSE_SOURCES, HORSE_STEPS, NONE,
@@ -100,7 +100,7 @@ pub(crate) fn between(a: usize, b: usize) -> u128 {
 /// point itself. A change elsewhere on the board never gives or takes away a check on it.
 pub fn sensitive_points_of(general: Square) -> u128 {
     let g = general.index();
-    (1u128 << g) | MASKS.lines[g] | MASKS.horse_zone[g]
+    point_bit(g) | MASKS.lines[g] | MASKS.horse_zone[g]
 }
 
 /// Facts about a position computed once, for testing many of its moves or un-moves
@@ -117,7 +117,7 @@ impl Legality {
     /// Whether a move or un-move between these points is surely harmless to the general.
     #[inline(always)]
     fn harmless(&self, m: Move) -> bool {
-        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+        let touched = point_bit(m.from().index()) | point_bit(m.to().index());
         !self.in_check && self.sensitive & touched == 0
     }
 
@@ -222,6 +222,14 @@ impl Position {
     /// (a table knows them from its material); `kinds` must include every kind present.
     #[inline]
     pub fn legality_against(&self, kinds: Attackers) -> Legality {
+        self.legality_knowing(kinds, self.in_check_against(self.turn, kinds))
+    }
+
+    /// [`Position::legality_against`] when whether the side to move is in check is known
+    /// too (`in_check` must be [`Position::in_check_against`] of the side to move).
+    #[inline]
+    pub fn legality_knowing(&self, kinds: Attackers, in_check: bool) -> Legality {
+        debug_assert_eq!(in_check, self.in_check_against(self.turn, kinds));
         let us = self.turn;
         let g = self.generals[us.index()].index();
         let Attackers {
@@ -231,7 +239,7 @@ impl Position {
         } = kinds;
         // Always: the general itself and the palace points of its file (where a general
         // may come to face it).
-        let mut sensitive = (1u128 << g) | (MASKS.file[g] & MASKS.palaces);
+        let mut sensitive = point_bit(g) | (MASKS.file[g] & MASKS.palaces);
         if sliders {
             sensitive |= MASKS.lines[g];
         } else {
@@ -247,7 +255,7 @@ impl Position {
             sensitive |= MASKS.horse_zone[g];
         }
         Legality {
-            in_check: self.in_check_against(us, kinds),
+            in_check,
             sensitive,
             kinds,
         }
@@ -470,7 +478,7 @@ impl Position {
             }
         };
         let board = Board {
-            occupied: (self.occupancy() & !(1u128 << from)) | (1u128 << to),
+            occupied: (self.occupancy() & !point_bit(from)) | point_bit(to),
             enemy_general: general_of(!color),
             at: |i| {
                 if i == to {
@@ -522,7 +530,7 @@ impl Position {
             self.generals[us.index()].index()
         };
         let occupied =
-            (self.occupancy() & !(1u128 << from) & !(1u128 << g)) | (1u128 << dest) | (1u128 << s);
+            (self.occupancy() & !point_bit(from) & !point_bit(g)) | point_bit(dest) | point_bit(s);
         let board = Board {
             occupied,
             enemy_general: ours,
@@ -551,7 +559,7 @@ impl Position {
     #[inline]
     pub fn gives_check(&self, m: Move) -> bool {
         let g = self.generals[(!self.turn).index()].index();
-        let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
+        let touched = point_bit(m.from().index()) | point_bit(m.to().index());
         let kinds = Attackers {
             sliders: touched & MASKS.lines[g] != 0,
             horses: touched & MASKS.horse_zone[g] != 0,
@@ -578,7 +586,7 @@ impl Position {
             self.generals[(!us).index()].index()
         };
         let board = Board {
-            occupied: (self.occupancy() & !(1u128 << to)) | (1u128 << from),
+            occupied: (self.occupancy() & !point_bit(to)) | point_bit(from),
             enemy_general,
             at: |i| {
                 if i == from {
@@ -805,7 +813,7 @@ fn general_attacked<F: Fn(usize) -> Option<Piece>>(
                 return true;
             }
             // second piece: a cannon behind a screen
-            pieces &= !(1u128 << first);
+            pieces &= !point_bit(first);
             if pieces != 0 && at(nearest(pieces, dir)) == cannon {
                 return true;
             }
@@ -858,6 +866,15 @@ impl Attackers {
         horses: false,
         soldiers: false,
     };
+
+    /// The kinds of attacker among one side's pieces of a material.
+    pub fn of(side: &crate::material::Side) -> Attackers {
+        Attackers {
+            sliders: side.count(Kind::Chariot) + side.count(Kind::Cannon) > 0,
+            horses: side.count(Kind::Horse) > 0,
+            soldiers: side.count(Kind::Soldier) > 0,
+        }
+    }
 }
 
 #[cfg(test)]

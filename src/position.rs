@@ -80,6 +80,12 @@ static BITS: [u128; 90] = {
     t
 };
 
+/// The mask of one point, looked up.
+#[inline(always)]
+pub(crate) fn point_bit(i: usize) -> u128 {
+    BITS[i]
+}
+
 #[inline(always)]
 fn zobrist(p: Piece, sq: Square) -> u64 {
     ZOBRIST[p.index()][sq.index()]
@@ -268,6 +274,45 @@ impl Position {
             }
         }
         self.occupied = occupied;
+        self.key = key;
+        self.turn = turn;
+        self.halfmoves = 0;
+        self.fullmoves = 1;
+    }
+
+    /// [`Position::set_placement`] for a position that holds `pieces` on `before` (as that
+    /// call or this one left it): only the pieces whose point changed are moved, which is
+    /// what a pass over a table's consecutive entries mostly needs.
+    pub fn replace_placement(
+        &mut self,
+        pieces: &[Piece],
+        before: &[Square],
+        after: &[Square],
+        turn: Color,
+    ) {
+        let mut key = self.key;
+        // every piece leaves before any arrives, so that two may trade points
+        for ((&p, &b), &a) in pieces.iter().zip(before).zip(after) {
+            if a != b {
+                debug_assert_eq!(self.board[b.index()], Some(p));
+                self.board[b.index()] = None;
+                self.occupied[p.color.index()] ^= BITS[b.index()];
+                key ^= zobrist(p, b);
+            }
+        }
+        for ((&p, &b), &a) in pieces.iter().zip(before).zip(after) {
+            if a != b {
+                self.board[a.index()] = Some(p);
+                self.occupied[p.color.index()] |= BITS[a.index()];
+                key ^= zobrist(p, a);
+                if p.kind == Kind::General {
+                    self.generals[p.color.index()] = a;
+                }
+            }
+        }
+        if turn != self.turn {
+            key ^= ZOBRIST_BLACK;
+        }
         self.key = key;
         self.turn = turn;
         self.halfmoves = 0;

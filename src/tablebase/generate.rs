@@ -39,7 +39,7 @@ use super::probe::{Table, Tablebase};
 use super::value::code;
 use crate::material::Material;
 use crate::movegen::{Attackers, Legality};
-use crate::moves::MoveList;
+use crate::moves::{Move, MoveList};
 use crate::piece::{Color, Piece};
 use crate::position::Position;
 use crate::square::Square;
@@ -142,9 +142,15 @@ struct Solver<'a> {
 struct Scratch {
     pos: Position,
     squares: Squares,
+    /// Whether `pos` holds the placement in `squares` as [`Solver::set_up`] decoded it
+    /// last, with `decode` reusing it: then the next set-up moves only what changed.
+    placed: bool,
+    decode: index::DecodeCache,
     moves: MoveList,
     /// Predecessor indices of the entry being walked back from (reused, not reallocated).
     parents: Vec<u64>,
+    /// The un-move that leads from each of `parents` to that entry, in the same order.
+    unmoves: Vec<Move>,
     /// A row of indices being gathered (reused, not reallocated).
     row: Vec<u64>,
 }
@@ -154,8 +160,11 @@ impl Scratch {
         Scratch {
             pos: Position::scratch(),
             squares: [Square::new(0).expect("a0"); MAX_PIECES],
+            placed: false,
+            decode: index::DecodeCache::default(),
             moves: MoveList::new(),
             parents: Vec::with_capacity(256),
+            unmoves: Vec::with_capacity(256),
             row: Vec::with_capacity(64),
         }
     }
@@ -315,7 +324,7 @@ fn with_solver<R>(
         present: (0..layout_size_chunks)
             .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
             .collect(),
-        attackers: [attackers_of(material.red), attackers_of(material.black)],
+        attackers: [Attackers::of(&material.red), Attackers::of(&material.black)],
         failure: Mutex::new(None),
         failed: AtomicBool::new(false),
         max_plies: AtomicU32::new(0),
@@ -343,15 +352,6 @@ fn wide_from() -> u32 {
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
         .map_or(code::FAR_FROM, |n| n.clamp(2, code::FAR_FROM))
-}
-
-fn attackers_of(side: crate::material::Side) -> Attackers {
-    use crate::piece::Kind;
-    Attackers {
-        sliders: side.count(Kind::Chariot) + side.count(Kind::Cannon) > 0,
-        horses: side.count(Kind::Horse) > 0,
-        soldiers: side.count(Kind::Soldier) > 0,
-    }
 }
 
 impl Solver<'_> {
@@ -502,7 +502,11 @@ impl Solver<'_> {
         let end = (start + CHUNK).min(self.layout.size());
         let n = self.pieces.len();
         let mut decoder = index::Decoder::new(&self.layout);
+        // (this pass places `s.pos` its own way)
+        s.placed = false;
         let mut placed = s.squares;
+        // the placement `s.pos` holds, once it holds one of this chunk's
+        let mut on_board: Option<Squares> = None;
         let mut seen = [0u64; 4];
         for i in start..end {
             let ok = decoder.squares(i, &mut placed);
@@ -513,12 +517,27 @@ impl Solver<'_> {
                 }
                 continue;
             }
+            // (nothing below moves a piece of `s.pos`)
+            match &on_board {
+                None => s.pos.set_placement(&self.pieces, &placed[..n], Color::Red),
+                Some(before) => {
+                    s.pos
+                        .replace_placement(&self.pieces, &before[..n], &placed[..n], Color::Red)
+                }
+            }
+            on_board = Some(placed);
+            // whether each general is attacked: an illegal entry for the other side to
+            // move, a check for its own side
+            let attacked =
+                Color::ALL.map(|c| s.pos.in_check_against(c, self.attackers[(!c).index()]));
             for turn in Color::ALL {
-                s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
-                let c = if s.pos.in_check_against(!turn, self.attackers[turn.index()]) {
+                if turn == Color::Black {
+                    s.pos.pass_turn();
+                }
+                let c = if attacked[(!turn).index()] {
                     code::ILLEGAL
                 } else {
-                    self.initial_code(s, i, turn)
+                    self.initial_code(s, i, turn, attacked[turn.index()])
                 };
                 self.values[turn.index()][i as usize].store(c, Relaxed);
                 seen[(c / 64) as usize] |= 1 << (c % 64);
@@ -532,8 +551,12 @@ impl Solver<'_> {
     /// The code of a legal position before any layer: a game end, a capture that wins,
     /// a capture that holds the draw, a loss when every move is a losing capture, or
     /// `UNCOUNTED`.
-    fn initial_code(&self, s: &mut Scratch, index: u64, turn: Color) -> u8 {
-        let legality = self.generate_moves(s);
+    fn initial_code(&self, s: &mut Scratch, index: u64, turn: Color, in_check: bool) -> u8 {
+        s.moves.clear();
+        s.pos.pseudo_moves(&mut s.moves);
+        let legality = s
+            .pos
+            .legality_knowing(self.attackers[(!turn).index()], in_check);
         let mut legal = false;
         let mut quiet = false;
         let mut best_loss: Option<u32> = None;
@@ -601,10 +624,25 @@ impl Solver<'_> {
     /// Decodes an entry into the scratch position.
     fn set_up(&self, s: &mut Scratch, index: u64, turn: Color) -> bool {
         let n = self.pieces.len();
-        if self.layout.squares(index, &mut s.squares).is_none() {
+        if !s.placed {
+            s.decode = index::DecodeCache::default();
+        }
+        let before = s.squares;
+        if (self.layout)
+            .squares_cached(index, &mut s.squares, &mut s.decode)
+            .is_none()
+        {
+            // (`squares` is as the decoder left it, `pos` as it was)
+            s.placed = false;
             return false;
         }
-        s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
+        if s.placed {
+            s.pos
+                .replace_placement(&self.pieces, &before[..n], &s.squares[..n], turn);
+        } else {
+            s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
+        }
+        s.placed = true;
         true
     }
 
@@ -763,7 +801,8 @@ impl Solver<'_> {
     }
 
     /// The predecessor events of `child` (see [`Solver::for_each_parent`]) in the scratch
-    /// list, their cells already on their way into the cache. Hand the list back to
+    /// list, their cells already on their way into the cache, and their un-moves in
+    /// `s.unmoves` (the position in `s` stays the child's). Hand the list back to
     /// `s.parents` when done with it.
     fn collect_parents(
         &self,
@@ -773,9 +812,15 @@ impl Solver<'_> {
         parents: &[AtomicU8],
     ) -> Vec<u64> {
         let mut found = std::mem::take(&mut s.parents);
+        let mut unmoves = std::mem::take(&mut s.unmoves);
         found.clear();
-        self.for_each_parent(s, child, turn, |p| found.push(p));
+        unmoves.clear();
+        self.for_each_parent(s, child, turn, |p, u| {
+            found.push(p);
+            unmoves.push(u);
+        });
         prefetch(parents, &found);
+        s.unmoves = unmoves;
         found
     }
 
@@ -826,16 +871,13 @@ impl Solver<'_> {
         plies: u32,
     ) {
         let found = self.collect_parents(s, child, turn, parents);
-        for &p in &found {
+        for (k, &p) in found.iter().enumerate() {
             let cell = &parents[p as usize];
             let mut c = cell.load(Relaxed);
             loop {
                 let next = if c == UNCOUNTED {
                     // first time a move of this predecessor is known to lose: count them
-                    if !self.set_up(s, p, !turn) {
-                        break;
-                    }
-                    let quiet = self.quiet_moves(s);
+                    let quiet = self.at_parent(s, s.unmoves[k], |s| self.quiet_moves(s));
                     if quiet == 0 || quiet > MAX_COUNT {
                         self.fail(TableError::Unsupported(format!(
                             "{}: entry {p} has {quiet} quiet moves, outside the generator's counters",
@@ -852,7 +894,8 @@ impl Solver<'_> {
                 match cell.compare_exchange(c, next, Relaxed, Relaxed) {
                     Ok(_) => {
                         if next == COUNT {
-                            let loss = self.loss_plies(s, p, !turn, plies);
+                            let loss =
+                                self.at_parent(s, s.unmoves[k], |s| self.loss_plies(s, plies));
                             self.note_plies(loss);
                             let c = self.decided_code(!turn, p, loss);
                             self.store(parents, p, c);
@@ -866,12 +909,28 @@ impl Solver<'_> {
         s.parents = found;
     }
 
-    /// The loss distance of a position whose quiet moves all lose, the last of them found
-    /// at this layer: the longest of that and its captures' replies.
-    fn loss_plies(&self, s: &mut Scratch, index: u64, turn: Color, plies: u32) -> u32 {
-        if !self.set_up(s, index, turn) {
-            return plies;
-        }
+    /// Runs `f` on the predecessor of the position in `s` that un-move `u` leads to (its
+    /// placement in `s.squares`, in the orientation of the child's), then puts the child
+    /// back. A predecessor stored as its mirror image has the same moves and values.
+    #[inline]
+    fn at_parent<R>(&self, s: &mut Scratch, u: Move, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        let n = self.pieces.len();
+        let slot = s.squares[..n]
+            .iter()
+            .position(|&q| q == u.to())
+            .expect("the un-moved piece");
+        s.squares[slot] = u.from();
+        s.pos.unplay_unchecked(u);
+        let r = f(s);
+        // the un-move read forwards is the predecessor's quiet move back to the child
+        s.pos.play_unchecked(u);
+        s.squares[slot] = u.to();
+        r
+    }
+
+    /// The loss distance of the position in `s`, whose quiet moves all lose, the last of
+    /// them found at this layer: the longest of that and its captures' replies.
+    fn loss_plies(&self, s: &mut Scratch, plies: u32) -> u32 {
         let legality = self.generate_moves(s);
         let mut longest = plies;
         for k in 0..s.moves.len() {
@@ -886,7 +945,13 @@ impl Solver<'_> {
     /// Calls `f` once for every (predecessor, move) pair that leads into the position
     /// class of `index` (its board and, when stored for both, the mirror image), with the
     /// predecessor's index: the same count as the predecessor's quiet moves into it.
-    fn for_each_parent(&self, s: &mut Scratch, idx: u64, turn: Color, mut f: impl FnMut(u64)) {
+    fn for_each_parent(
+        &self,
+        s: &mut Scratch,
+        idx: u64,
+        turn: Color,
+        mut f: impl FnMut(u64, Move),
+    ) {
         let n = self.pieces.len();
         if !self.set_up(s, idx, turn) {
             return;
@@ -907,32 +972,33 @@ impl Solver<'_> {
                 .iter()
                 .position(|&q| q == u.to())
                 .expect("the un-moved piece");
+            let before = self
+                .layout
+                .index_after_move(idx, &s.squares[..n], slot, u.from());
             if !self.layout.is_general_slot(slot) {
                 // the generals stay, so does the orientation: only one group changes
-                f(self
-                    .layout
-                    .index_after_move(idx, &s.squares[..n], slot, u.from()));
+                f(before, u);
                 continue;
             }
             let mut pred = s.squares;
             pred[slot] = u.from();
             let pred_symmetric = index::pair_is_symmetric(pred[0], pred[bk]);
             match (child_symmetric, pred_symmetric) {
-                (false, false) => f(self.layout.index(&pred[..n])),
+                (false, false) => f(before, u),
                 (false, true) => {
-                    f(self.layout.index(&pred[..n]));
+                    f(before, u);
                     let mut mirrored = pred;
                     for q in mirrored[..n].iter_mut() {
                         *q = q.mirror();
                     }
-                    f(self.layout.index(&mirrored[..n]));
+                    f(self.layout.index(&mirrored[..n]), u);
                 }
                 (true, false) => {
                     if !index::needs_mirror(pred[0], pred[bk]) {
-                        f(self.layout.index(&pred[..n]));
+                        f(before, u);
                     }
                 }
-                (true, true) => f(self.layout.index(&pred[..n])),
+                (true, true) => f(before, u),
             }
         }
     }

@@ -184,6 +184,8 @@ pub struct Layout {
     /// The group of each slot (`usize::MAX` for the generals).
     group_of: [usize; MAX_PIECES],
     size: u64,
+    /// The entries of one general pair (the product of the groups' sizes).
+    pair_stride: u64,
 }
 
 /// The squares of a position's pieces in the layout's slot order.
@@ -253,6 +255,7 @@ impl Layout {
             groups,
             group_of,
             size,
+            pair_stride: stride,
         })
     }
 
@@ -288,18 +291,65 @@ impl Layout {
         idx
     }
 
-    /// The index after the piece in `slot` (not a general) moves to `to`, from the index
-    /// and placement (canonical orientation) before: only that piece's group changes.
+    /// The index after the piece in `slot` moves to `to` (a quiet move), from the index
+    /// and placement (canonical orientation) before: only that piece's group changes, or
+    /// for a general the pair alone unless the new pair is stored mirrored.
     #[inline]
     pub fn index_after_move(&self, index: u64, squares: &[Square], slot: usize, to: Square) -> u64 {
+        if self.is_general_slot(slot) {
+            return self.index_after_general_move(index, squares, slot, to);
+        }
         let g = &self.groups[self.group_of[slot]];
-        let on = &squares[g.first..g.first + g.count];
-        let before = g.comb(on, false);
-        let mut moved = [to; 5];
-        moved[..g.count].copy_from_slice(on);
-        moved[slot - g.first] = to;
-        let after = g.comb(&moved[..g.count], false);
+        let place = |s: Square| u64::from(g.placement.place_of[0][s.index()]);
+        let pair = |a: u64, b: u64| {
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            hi * (hi - 1) / 2 + lo
+        };
+        // (the two smallest groups by hand: a general copy of the squares costs a call)
+        let (before, after) = match g.count {
+            1 => (place(squares[slot]), place(to)),
+            2 => {
+                // the group's other slot
+                let other = place(squares[2 * g.first + 1 - slot]);
+                (pair(place(squares[slot]), other), pair(place(to), other))
+            }
+            _ => {
+                let on = &squares[g.first..g.first + g.count];
+                let mut moved = [to; 5];
+                for (m, &s) in moved.iter_mut().zip(on) {
+                    *m = s;
+                }
+                moved[slot - g.first] = to;
+                (g.comb(on, false), g.comb(&moved[..g.count], false))
+            }
+        };
         index + after * g.stride - before * g.stride
+    }
+
+    /// [`Layout::index_after_move`] of a general.
+    fn index_after_general_move(
+        &self,
+        index: u64,
+        squares: &[Square],
+        slot: usize,
+        to: Square,
+    ) -> u64 {
+        let bk = self.black_general;
+        let (rk, after) = if slot == 0 {
+            (to, squares[bk])
+        } else {
+            (squares[0], to)
+        };
+        let (pair, mirror) = GENERAL_PAIRS[rk.index()][after.index()];
+        if mirror {
+            let mut moved = [to; MAX_PIECES];
+            moved[..squares.len()].copy_from_slice(squares);
+            moved[slot] = to;
+            return self.index(&moved[..squares.len()]);
+        }
+        let (before, before_mirror) = GENERAL_PAIRS[squares[0].index()][squares[bk].index()];
+        debug_assert!(pair != NO && !before_mirror);
+        index + u64::from(pair) * self.pair_stride - u64::from(before) * self.pair_stride
     }
 
     /// The position of an entry with `turn` to move (generals in canonical orientation),
@@ -521,18 +571,23 @@ mod tests {
 
     #[test]
     fn index_after_move_matches_a_full_index() {
-        let l = Layout::new("KNPKAABB".parse().unwrap()).unwrap();
+        // groups of one, two and three pieces; the generals' moves included (to a pair
+        // stored as it is and to one stored mirrored)
+        for (material, step) in [("KNPKAABB", 7919), ("KPPPKA", 997)] {
+            index_after_move_matches_a_full_index_in(material, step);
+        }
+    }
+
+    fn index_after_move_matches_a_full_index_in(material: &str, step: usize) {
+        let l = Layout::new(material.parse().unwrap()).unwrap();
         let n = l.pieces().len();
         let mut sq = [Square::new(0).unwrap(); MAX_PIECES];
         let mut checked = 0;
-        for i in (0..l.size()).step_by(7919) {
+        for i in (0..l.size()).step_by(step) {
             if l.squares(i, &mut sq).is_none() {
                 continue;
             }
             for slot in 0..n {
-                if l.is_general_slot(slot) {
-                    continue;
-                }
                 let piece = l.pieces()[slot];
                 for to in Square::all() {
                     if !piece.can_stand_on(to) || sq[..n].contains(&to) {

@@ -683,25 +683,28 @@ pub fn placement(pos: &Position) -> Result<Placement, TableError> {
         )));
     }
     let flipped = !material.is_canonical();
-    let canonical = material.canonical();
+    let canonical = if flipped {
+        material.flipped()
+    } else {
+        material
+    };
     let mut squares = [Square::new(0).expect("a0"); MAX_PIECES];
     let mut all = [Piece::new(Color::Red, Kind::General); 32];
     let count = canonical.pieces_into(&mut all);
-    let slots = &all[..count];
-    let mut filled = [false; MAX_PIECES];
+    // the next free slot of each piece (like pieces take consecutive slots)
+    let mut next = [[0u8; 7]; 2];
+    for (i, p) in all[..count].iter().enumerate().rev() {
+        next[p.color.index()][p.kind.index()] = i as u8;
+    }
     for (s, p) in pos.pieces() {
-        let (s, p) = if flipped {
-            (s.flip(), Piece::new(!p.color, p.kind))
+        let (s, color) = if flipped {
+            (s.flip(), !p.color)
         } else {
-            (s, p)
+            (s, p.color)
         };
-        let slot = slots
-            .iter()
-            .enumerate()
-            .position(|(i, &q)| q == p && !filled[i])
-            .expect("the material has a slot for every piece");
-        filled[slot] = true;
-        squares[slot] = s;
+        let slot = &mut next[color.index()][p.kind.index()];
+        squares[*slot as usize] = s;
+        *slot += 1;
     }
     let turn = if flipped { !pos.turn() } else { pos.turn() };
     Ok(Placement {

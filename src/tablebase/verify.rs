@@ -22,6 +22,7 @@ use super::format::{Rules, TableError};
 use super::index::{Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::{Value, code, value_of_code};
+use crate::movegen::Attackers;
 use crate::moves::{Move, MoveList};
 use crate::piece::Color;
 use crate::position::Position;
@@ -70,6 +71,9 @@ pub fn verify(
     let first: Mutex<Option<(u64, VerifyError)>> = Mutex::new(None);
     // lock-free copy of the lowest failing index so far, read for every entry
     let lowest = AtomicU64::new(u64::MAX);
+    let ranks = MoverRanks::of(table);
+    // the kinds of attacker each side has, for the rules engine's quicker check tests
+    let kinds = [Attackers::of(&material.red), Attackers::of(&material.black)];
     (0..chunks).into_par_iter().for_each(|chunk| {
         let start = chunk * CHUNK;
         let end = (start + CHUNK).min(layout.size());
@@ -77,26 +81,62 @@ pub fn verify(
         let mut pos = Position::scratch();
         let mut subs = SubTables::new();
         let mut list = MoveList::new();
+        let mut decoder = super::index::Decoder::new(layout);
+        // the placement `pos` holds, once it holds one
+        let mut on_board: Option<Squares> = None;
+        // whether each general is attacked in the placement `pos` holds
+        let mut attacked = [false; 2];
         let mut count = 0;
         for index in start..end {
             if lowest.load(Relaxed) < index {
                 return;
             }
-            let placed = layout.squares(index, &mut squares).is_some();
+            let placed = decoder.squares(index, &mut squares).is_some();
+            // a board stored twice (both generals on the centre file) is checked once, in
+            // its lower entry; the higher must store the same (the rules are symmetric)
+            let twin = placed
+                .then(|| mirror_twin(layout, &squares[..n]))
+                .flatten()
+                .filter(|&j| j < index);
             for turn in Color::ALL {
                 let stored = table.code_of_checked(turn, index);
-                let result = if placed {
+                let result = if let Some(j) = twin {
+                    let theirs = table.code_of_checked(turn, j);
+                    if theirs == stored {
+                        Ok(stored != code::ILLEGAL)
+                    } else {
+                        Err(Failure::Wrong(
+                            format!(
+                                "its mirror image, entry {j}, stores {}",
+                                describe(table, turn, j, theirs)
+                            ),
+                            layout.position(index, turn).map(|p| p.to_string()),
+                        ))
+                    }
+                } else if placed {
                     // (the same placement for both sides: black's turn only passes red's,
                     // which every check leaves as it found it)
-                    match turn {
-                        Color::Red => pos.set_placement(layout.pieces(), &squares[..n], turn),
-                        Color::Black => pos.pass_turn(),
+                    match (turn, &on_board) {
+                        (Color::Red, None) => {
+                            pos.set_placement(layout.pieces(), &squares[..n], turn)
+                        }
+                        (Color::Red, Some(before)) => pos.replace_placement(
+                            layout.pieces(),
+                            &before[..n],
+                            &squares[..n],
+                            turn,
+                        ),
+                        (Color::Black, _) => pos.pass_turn(),
                     }
+                    if turn == Color::Red {
+                        attacked = Color::ALL.map(|c| pos.in_check_against(c, kinds[(!c).index()]));
+                    }
+                    on_board = Some(squares);
                     debug_assert_eq!(pos.turn(), turn);
                     check_fast(
-                        table,
+                        (table, &ranks),
                         tb,
-                        &mut pos,
+                        (&mut pos, attacked, kinds[(!turn).index()]),
                         &squares[..n],
                         (index, stored),
                         &mut subs,
@@ -216,16 +256,28 @@ impl SubTables {
     }
 }
 
+/// The other entry of a board whose generals both stand on the centre file, which is stored
+/// as it is and mirrored: the mirror image's entry (the same entry for a board that is its
+/// own mirror image); `None` for every other board.
+fn mirror_twin(layout: &Layout, squares: &[Square]) -> Option<u64> {
+    let bk = layout.black_general_slot();
+    if !super::index::pair_is_symmetric(squares[0], squares[bk]) {
+        return None;
+    }
+    let mut mirrored = [Square::new(0).expect("a0"); MAX_PIECES];
+    for (m, s) in mirrored.iter_mut().zip(squares) {
+        *m = s.mirror();
+    }
+    Some(layout.index(&mirrored[..squares.len()]))
+}
+
 /// The entry a quiet move leads to: the placement with the moving piece on its new point.
-fn quiet_child(layout: &Layout, squares: &[Square], m: Move) -> u64 {
-    let mut child = [Square::new(0).expect("a0"); MAX_PIECES];
-    child[..squares.len()].copy_from_slice(squares);
+fn quiet_child(layout: &Layout, (index, squares): (u64, &[Square]), m: Move) -> u64 {
     let slot = squares
         .iter()
         .position(|&s| s == m.from())
         .expect("the moving piece");
-    child[slot] = m.to();
-    layout.index(&child[..squares.len()])
+    layout.index_after_move(index, squares, slot, m.to())
 }
 
 /// The value, for the side to move after it, of a legal capture, read through the whole
@@ -256,9 +308,9 @@ fn capture_value(
 /// own: if all marks are right, the two tests of legality are one; if one is wrong, its
 /// entry fails.
 fn check_fast(
-    table: &Table,
+    (table, ranks): (&Table, &MoverRanks),
     tb: &Tablebase,
-    pos: &mut Position,
+    (pos, attacked, kinds): (&mut Position, [bool; 2], Attackers),
     squares: &[Square],
     (index, stored): (u64, u8),
     subs: &mut SubTables,
@@ -268,7 +320,7 @@ fn check_fast(
         check(table, tb, pos, squares, (index, stored), subs)
     };
     let turn = pos.turn();
-    if stored == code::ILLEGAL || pos.in_check(!turn) {
+    if stored == code::ILLEGAL || attacked[(!turn).index()] {
         return slow(pos, subs);
     }
     // (no value for a code by rule in a table built without the rule: `check` says why)
@@ -280,37 +332,56 @@ fn check_fast(
     pos.pseudo_moves(list);
     // (the rules engine's legality, for captures only, once one comes)
     let mut legality = None;
-    let mut best: Option<Value> = None;
+    // the mover's preference of its best move so far (none: lost in 0)
+    let mut best = Value::Loss(0).preference();
     for &m in list.iter() {
-        let child_value = if pos.piece_at(m.to()).is_some() {
+        let rank = if pos.piece_at(m.to()).is_some() {
             if !legality
-                .get_or_insert_with(|| pos.legality())
+                .get_or_insert_with(|| pos.legality_knowing(kinds, attacked[turn.index()]))
                 .move_is_legal(pos, m)
             {
                 continue;
             }
-            capture_value(tb, pos, m, subs)?
+            capture_value(tb, pos, m, subs)?.for_mover().preference()
         } else {
-            let ci = quiet_child(layout, squares, m);
+            let ci = quiet_child(layout, (index, squares), m);
             let c = table.code_of_checked(!turn, ci);
-            if c == code::ILLEGAL {
+            match ranks.0[c as usize] {
+                Some(r) => r,
                 // the move leaves the mover's general attacked
-                continue;
-            }
-            match table.value_of(!turn, ci, c) {
-                Some(v) => v,
-                None => return slow(pos, subs),
+                None if c == code::ILLEGAL => continue,
+                None => match table.value_of(!turn, ci, c) {
+                    Some(v) => v.for_mover().preference(),
+                    None => return slow(pos, subs),
+                },
             }
         };
-        let v = child_value.for_mover();
-        if best.is_none_or(|b| v.preference() > b.preference()) {
-            best = Some(v);
-        }
+        best = best.max(rank);
     }
-    if best.unwrap_or(Value::Loss(0)) == stored_value {
+    if best == stored_value.preference() {
         Ok(true)
     } else {
         slow(pos, subs)
+    }
+}
+
+/// The mover's preference ([`Value::preference`]) of each code a quiet move can reach,
+/// valued for the side to move there; `None` where the code has no value by itself:
+/// illegal, foreign to the table's rule set, or a far code read through the far list.
+struct MoverRanks([Option<i64>; 256]);
+
+impl MoverRanks {
+    fn of(table: &Table) -> MoverRanks {
+        MoverRanks(std::array::from_fn(|c| {
+            let c = c as u8;
+            if table.is_wide() && code::is_far(c) {
+                return None;
+            }
+            // (an entry's index matters to a far code alone)
+            table
+                .value_of(Color::Red, 0, c)
+                .map(|v| v.for_mover().preference())
+        }))
     }
 }
 
@@ -362,7 +433,7 @@ fn check(
         let child_value = if pos.piece_at(m.to()).is_some() {
             capture_value(tb, pos, m, subs)?
         } else {
-            let ci = quiet_child(layout, squares, m);
+            let ci = quiet_child(layout, (index, squares), m);
             let c = table.code_of_checked(!pos.turn(), ci);
             table
                 .value_of(!pos.turn(), ci, c)

@@ -143,7 +143,7 @@ impl Fixpoint<'_> {
     /// position that escapes only by a capture is looked at in full), with the rules
     /// engine's check test on the board as it would stand (the other general is not
     /// attacked in a legal entry, as that test needs).
-    fn escapes(&self, pos: &Position, squares: &[Square], list: &mut MoveList) -> bool {
+    fn escapes(&self, pos: &Position, at: (u64, &[Square]), list: &mut MoveList) -> bool {
         let layout = self.table.layout();
         let won = &self.won[(!pos.turn()).index()];
         list.clear();
@@ -153,14 +153,14 @@ impl Fixpoint<'_> {
             pos.piece_at(m.to()).is_none()
                 && legality.move_is_legal(pos, m)
                 && !pos.gives_check(m)
-                && !won.get(super::quiet_child(layout, squares, m))
+                && !won.get(super::quiet_child(layout, at, m))
         })
     }
 
     fn children(
         &self,
         pos: &Position,
-        squares: &[Square],
+        at: (u64, &[Square]),
         out: &mut Vec<Child>,
         list: &mut MoveList,
     ) -> Result<(), TableError> {
@@ -191,7 +191,7 @@ impl Fixpoint<'_> {
                     checks,
                 });
             } else {
-                let ci = super::quiet_child(layout, squares, m);
+                let ci = super::quiet_child(layout, at, m);
                 out.push(Child {
                     won: self.won[next.index()].get(ci),
                     index: Some(ci),
@@ -291,11 +291,11 @@ impl Graph for Fixpoint<'_> {
                         continue;
                     }
                     pos.set_placement(layout.pieces(), &squares[..n], turn);
-                    if cornered && self.escapes(pos, &squares[..n], list) {
+                    if cornered && self.escapes(pos, (i, &squares[..n]), list) {
                         continue;
                     }
                     children.clear();
-                    if let Err(e) = self.children(pos, &squares[..n], children, list) {
+                    if let Err(e) = self.children(pos, (i, &squares[..n]), children, list) {
                         let mut slot = self.failure.lock().expect("lock");
                         slot.get_or_insert(e);
                         return;
