@@ -684,10 +684,20 @@ impl Position {
     /// Every non-capturing un-move by the piece rules, without asking whether the
     /// predecessor is legal (the side to move here must not be in check there).
     pub fn pseudo_unmoves(&self, list: &mut MoveList) {
+        for to in squares_of(self.occupied[(!self.turn).index()]) {
+            self.pseudo_unmoves_of(to, list);
+        }
+    }
+
+    /// The un-moves of [`Position::pseudo_unmoves`] by the piece on `to`, which must belong
+    /// to the side that just moved.
+    #[inline(always)]
+    pub fn pseudo_unmoves_of(&self, to: Square, list: &mut MoveList) {
         let them = !self.turn;
-        for to in squares_of(self.occupied[them.index()]) {
+        {
             let t = to.index();
-            let piece = self.board[t].expect("occupancy matches the board");
+            let piece = self.board[t].expect("a piece of the side that just moved");
+            debug_assert_eq!(piece.color, them);
             let mut add = |from: usize| list.push(Move::new(sq(from as u8), to));
             match piece.kind {
                 Kind::General | Kind::Advisor => {

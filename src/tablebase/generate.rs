@@ -956,49 +956,62 @@ impl Solver<'_> {
         if !self.set_up(s, idx, turn) {
             return;
         }
-        s.moves.clear();
-        s.pos.pseudo_unmoves(&mut s.moves);
         let legality = s
             .pos
             .legality_against(self.attackers[(!s.pos.turn()).index()]);
         let bk = self.black_general;
         let child_symmetric = index::pair_is_symmetric(s.squares[0], s.squares[bk]);
-        for k in 0..s.moves.len() {
-            let u = s.moves[k];
-            if !legality.unmove_is_legal(&s.pos, u) {
-                continue;
-            }
-            let slot = s.squares[..n]
-                .iter()
-                .position(|&q| q == u.to())
-                .expect("the un-moved piece");
-            let before = self
-                .layout
-                .index_after_move(idx, &s.squares[..n], slot, u.from());
-            if !self.layout.is_general_slot(slot) {
-                // the generals stay, so does the orientation: only one group changes
-                f(before, u);
-                continue;
-            }
-            let mut pred = s.squares;
-            pred[slot] = u.from();
-            let pred_symmetric = index::pair_is_symmetric(pred[0], pred[bk]);
-            match (child_symmetric, pred_symmetric) {
-                (false, false) => f(before, u),
-                (false, true) => {
-                    f(before, u);
-                    let mut mirrored = pred;
-                    for q in mirrored[..n].iter_mut() {
-                        *q = q.mirror();
-                    }
-                    f(self.layout.index(&mirrored[..n]), u);
+        // the pieces of the side that just moved, one slot at a time
+        let movers = if turn == Color::Red { bk..n } else { 0..bk };
+        for slot in movers {
+            s.moves.clear();
+            s.pos.pseudo_unmoves_of(s.squares[slot], &mut s.moves);
+            for k in 0..s.moves.len() {
+                let u = s.moves[k];
+                if legality.unmove_is_legal(&s.pos, u) {
+                    self.parents_by(s, (idx, child_symmetric), slot, u, &mut f);
                 }
-                (true, false) => {
-                    if !index::needs_mirror(pred[0], pred[bk]) {
-                        f(before, u);
-                    }
+            }
+        }
+    }
+
+    /// The predecessors [`Solver::for_each_parent`] finds by un-move `u` of the piece in
+    /// `slot`.
+    #[inline(always)]
+    fn parents_by(
+        &self,
+        s: &Scratch,
+        (idx, child_symmetric): (u64, bool),
+        slot: usize,
+        u: Move,
+        f: &mut impl FnMut(u64, Move),
+    ) {
+        let n = self.pieces.len();
+        let bk = self.black_general;
+        let pred_index = self
+            .layout
+            .index_after_move(idx, &s.squares[..n], slot, u.from());
+        if !self.layout.is_general_slot(slot) {
+            // the generals stay, so does the orientation: only one group changes
+            return f(pred_index, u);
+        }
+        let mut pred = s.squares;
+        pred[slot] = u.from();
+        let pred_symmetric = index::pair_is_symmetric(pred[0], pred[bk]);
+        match (child_symmetric, pred_symmetric) {
+            (false, false) | (true, true) => f(pred_index, u),
+            (false, true) => {
+                f(pred_index, u);
+                let mut mirrored = pred;
+                for q in mirrored[..n].iter_mut() {
+                    *q = q.mirror();
                 }
-                (true, true) => f(before, u),
+                f(self.layout.index(&mirrored[..n]), u);
+            }
+            (true, false) => {
+                if !index::needs_mirror(pred[0], pred[bk]) {
+                    f(pred_index, u);
+                }
             }
         }
     }

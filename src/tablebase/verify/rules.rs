@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::*;
 use crate::tablebase::bits::Bits;
+use crate::tablebase::index::DecodeCache;
 
 /// A successor of a position: whether it is won for the winner being checked, where it
 /// is in this table (None after a capture), and whether the move into it checks.
@@ -24,6 +25,8 @@ struct Fixpoint<'a> {
     won: [Bits; 2],
     /// Per side to move: the entries the table calls won by rule for the winner.
     claimed: [Bits; 2],
+    /// The kinds of attacker each side has (for the rules engine's quicker tests).
+    kinds: [Attackers; 2],
     failure: Mutex<Option<TableError>>,
 }
 
@@ -38,6 +41,10 @@ pub(super) fn check(table: &Table, tb: &Tablebase, winner: Color) -> Result<(), 
         winner,
         won: [Bits::new(size), Bits::new(size)],
         claimed: [Bits::new(size), Bits::new(size)],
+        kinds: {
+            let m = layout.material();
+            [Attackers::of(&m.red), Attackers::of(&m.black)]
+        },
         failure: Mutex::new(None),
     };
     // the entries the table calls won by rule for this winner
@@ -148,7 +155,7 @@ impl Fixpoint<'_> {
         let won = &self.won[(!pos.turn()).index()];
         list.clear();
         pos.pseudo_moves(list);
-        let legality = pos.legality();
+        let legality = pos.legality_against(self.kinds[(!pos.turn()).index()]);
         list.iter().any(|&m| {
             pos.piece_at(m.to()).is_none()
                 && legality.move_is_legal(pos, m)
@@ -168,7 +175,7 @@ impl Fixpoint<'_> {
         let next = !pos.turn();
         list.clear();
         pos.pseudo_moves(list);
-        let legality = pos.legality();
+        let legality = pos.legality_against(self.kinds[(!pos.turn()).index()]);
         for &m in list.iter() {
             if !legality.move_is_legal(pos, m) {
                 continue;
@@ -282,15 +289,27 @@ impl Graph for Fixpoint<'_> {
             |(squares, pos, children, list), chunk| {
                 let start = chunk * CHUNK;
                 let end = (start + CHUNK).min(layout.size());
+                let mut decode = DecodeCache::default();
+                // the placement `pos` holds, once it holds one of this chunk's
+                let mut on_board: Option<Squares> = None;
                 for i in start..end {
                     if only.is_some_and(|b| !b.get(i))
                         || self.won[turn.index()].get(i)
                         || self.table.code_of_checked(turn, i) == code::ILLEGAL
-                        || layout.squares(i, squares).is_none()
+                        || layout.squares_cached(i, squares, &mut decode).is_none()
                     {
                         continue;
                     }
-                    pos.set_placement(layout.pieces(), &squares[..n], turn);
+                    match &on_board {
+                        None => pos.set_placement(layout.pieces(), &squares[..n], turn),
+                        Some(before) => pos.replace_placement(
+                            layout.pieces(),
+                            &before[..n],
+                            &squares[..n],
+                            turn,
+                        ),
+                    }
+                    on_board = Some(*squares);
                     if cornered && self.escapes(pos, (i, &squares[..n]), list) {
                         continue;
                     }
