@@ -694,74 +694,72 @@ impl Position {
     #[inline(always)]
     pub fn pseudo_unmoves_of(&self, to: Square, list: &mut MoveList) {
         let them = !self.turn;
-        {
-            let t = to.index();
-            let piece = self.board[t].expect("a piece of the side that just moved");
-            debug_assert_eq!(piece.color, them);
-            let mut add = |from: usize| list.push(Move::new(sq(from as u8), to));
-            match piece.kind {
-                Kind::General | Kind::Advisor => {
-                    let steps = if piece.kind == Kind::General {
-                        &GENERAL_STEPS[t]
-                    } else {
-                        &ADVISOR_STEPS[t]
-                    };
-                    for &from in steps {
-                        if from == NONE {
+        let t = to.index();
+        let piece = self.board[t].expect("a piece of the side that just moved");
+        debug_assert_eq!(piece.color, them);
+        let mut add = |from: usize| list.push(Move::new(sq(from as u8), to));
+        match piece.kind {
+            Kind::General | Kind::Advisor => {
+                let steps = if piece.kind == Kind::General {
+                    &GENERAL_STEPS[t]
+                } else {
+                    &ADVISOR_STEPS[t]
+                };
+                for &from in steps {
+                    if from == NONE {
+                        break;
+                    }
+                    if self.is_empty_at(from as usize) {
+                        add(from as usize);
+                    }
+                }
+            }
+            Kind::Elephant => {
+                for &(from, eye) in &ELEPHANT_STEPS[t] {
+                    if from == NONE {
+                        break;
+                    }
+                    if self.is_empty_at(from as usize) && self.is_empty_at(eye as usize) {
+                        add(from as usize);
+                    }
+                }
+            }
+            Kind::Horse => {
+                // the leg sits next to the origin, not next to the target
+                for &(from, leg) in &HORSE_SOURCES[t] {
+                    if from == NONE {
+                        break;
+                    }
+                    if self.is_empty_at(from as usize) && self.is_empty_at(leg as usize) {
+                        add(from as usize);
+                    }
+                }
+            }
+            Kind::Chariot | Kind::Cannon => {
+                for (dir, &len) in RAY_LEN[t].iter().enumerate() {
+                    let mut s = t;
+                    for _ in 0..len {
+                        s = step(s, dir);
+                        if !self.is_empty_at(s) {
                             break;
                         }
-                        if self.is_empty_at(from as usize) {
-                            add(from as usize);
-                        }
+                        add(s);
                     }
                 }
-                Kind::Elephant => {
-                    for &(from, eye) in &ELEPHANT_STEPS[t] {
-                        if from == NONE {
-                            break;
-                        }
-                        if self.is_empty_at(from as usize) && self.is_empty_at(eye as usize) {
-                            add(from as usize);
-                        }
-                    }
+            }
+            Kind::Soldier => {
+                if let Some(from) = to.offset(0, -them.forward())
+                    && piece.can_stand_on(from)
+                    && self.is_empty_at(from.index())
+                {
+                    add(from.index());
                 }
-                Kind::Horse => {
-                    // the leg sits next to the origin, not next to the target
-                    for &(from, leg) in &HORSE_SOURCES[t] {
-                        if from == NONE {
-                            break;
-                        }
-                        if self.is_empty_at(from as usize) && self.is_empty_at(leg as usize) {
-                            add(from as usize);
-                        }
-                    }
-                }
-                Kind::Chariot | Kind::Cannon => {
-                    for (dir, &len) in RAY_LEN[t].iter().enumerate() {
-                        let mut s = t;
-                        for _ in 0..len {
-                            s = step(s, dir);
-                            if !self.is_empty_at(s) {
-                                break;
-                            }
-                            add(s);
-                        }
-                    }
-                }
-                Kind::Soldier => {
-                    if let Some(from) = to.offset(0, -them.forward())
-                        && piece.can_stand_on(from)
-                        && self.is_empty_at(from.index())
-                    {
-                        add(from.index());
-                    }
-                    if !to.on_own_half(them) {
-                        for df in [-1, 1] {
-                            if let Some(from) = to.offset(df, 0)
-                                && self.is_empty_at(from.index())
-                            {
-                                add(from.index());
-                            }
+                if !to.on_own_half(them) {
+                    for df in [-1, 1] {
+                        if let Some(from) = to.offset(df, 0)
+                            && self.is_empty_at(from.index())
+                        {
+                            add(from.index());
                         }
                     }
                 }

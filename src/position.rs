@@ -281,15 +281,19 @@ impl Position {
     }
 
     /// [`Position::set_placement`] for a position that holds `pieces` on `before` (as that
-    /// call or this one left it): only the pieces whose point changed are moved, which is
-    /// what a pass over a table's consecutive entries mostly needs.
+    /// call or this one left it; `None` when it holds nothing known): only the pieces whose
+    /// point changed are moved, which is what a pass over a table's consecutive entries
+    /// mostly needs.
     pub fn replace_placement(
         &mut self,
         pieces: &[Piece],
-        before: &[Square],
+        before: Option<&[Square]>,
         after: &[Square],
         turn: Color,
     ) {
+        let Some(before) = before else {
+            return self.set_placement(pieces, after, turn);
+        };
         let mut key = self.key;
         // every piece leaves before any arrives, so that two may trade points
         for ((&p, &b), &a) in pieces.iter().zip(before).zip(after) {

@@ -518,13 +518,9 @@ impl Solver<'_> {
                 continue;
             }
             // (nothing below moves a piece of `s.pos`)
-            match &on_board {
-                None => s.pos.set_placement(&self.pieces, &placed[..n], Color::Red),
-                Some(before) => {
-                    s.pos
-                        .replace_placement(&self.pieces, &before[..n], &placed[..n], Color::Red)
-                }
-            }
+            let before = on_board.as_ref().map(|b| &b[..n]);
+            s.pos
+                .replace_placement(&self.pieces, before, &placed[..n], Color::Red);
             on_board = Some(placed);
             // whether each general is attacked: an illegal entry for the other side to
             // move, a check for its own side
@@ -636,12 +632,9 @@ impl Solver<'_> {
             s.placed = false;
             return false;
         }
-        if s.placed {
-            s.pos
-                .replace_placement(&self.pieces, &before[..n], &s.squares[..n], turn);
-        } else {
-            s.pos.set_placement(&self.pieces, &s.squares[..n], turn);
-        }
+        let before = s.placed.then_some(&before[..n]);
+        s.pos
+            .replace_placement(&self.pieces, before, &s.squares[..n], turn);
         s.placed = true;
         true
     }

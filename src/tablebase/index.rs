@@ -132,11 +132,7 @@ impl Group {
         };
         match self.count {
             1 => place(on[0]),
-            2 => {
-                let (a, b) = (place(on[0]), place(on[1]));
-                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                hi * (hi - 1) / 2 + lo
-            }
+            2 => pair_comb(place(on[0]), place(on[1])),
             _ => {
                 let mut places = [0u8; 5];
                 for (j, &s) in on.iter().enumerate() {
@@ -152,6 +148,13 @@ impl Group {
             }
         }
     }
+}
+
+/// The combination index of two distinct places, in either order.
+#[inline(always)]
+fn pair_comb(a: u64, b: u64) -> u64 {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    hi * (hi - 1) / 2 + lo
 }
 
 /// The places (ascending) of combination `comb` of `count` items, by search.
@@ -301,17 +304,16 @@ impl Layout {
         }
         let g = &self.groups[self.group_of[slot]];
         let place = |s: Square| u64::from(g.placement.place_of[0][s.index()]);
-        let pair = |a: u64, b: u64| {
-            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            hi * (hi - 1) / 2 + lo
-        };
         // (the two smallest groups by hand: a general copy of the squares costs a call)
         let (before, after) = match g.count {
             1 => (place(squares[slot]), place(to)),
             2 => {
                 // the group's other slot
                 let other = place(squares[2 * g.first + 1 - slot]);
-                (pair(place(squares[slot]), other), pair(place(to), other))
+                (
+                    pair_comb(place(squares[slot]), other),
+                    pair_comb(place(to), other),
+                )
             }
             _ => {
                 let on = &squares[g.first..g.first + g.count];

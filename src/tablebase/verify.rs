@@ -98,6 +98,14 @@ pub fn verify(
                 .then(|| mirror_twin(layout, &squares[..n]))
                 .flatten()
                 .filter(|&j| j < index);
+            if placed && twin.is_none() {
+                // one placement for both sides (black's turn only passes red's, which every
+                // check leaves as it found it), and whether each general is attacked in it
+                let before = on_board.as_ref().map(|b| &b[..n]);
+                pos.replace_placement(layout.pieces(), before, &squares[..n], Color::Red);
+                on_board = Some(squares);
+                attacked = Color::ALL.map(|c| pos.in_check_against(c, kinds[(!c).index()]));
+            }
             for turn in Color::ALL {
                 let stored = table.code_of_checked(turn, index);
                 let result = if let Some(j) = twin {
@@ -114,24 +122,9 @@ pub fn verify(
                         ))
                     }
                 } else if placed {
-                    // (the same placement for both sides: black's turn only passes red's,
-                    // which every check leaves as it found it)
-                    match (turn, &on_board) {
-                        (Color::Red, None) => {
-                            pos.set_placement(layout.pieces(), &squares[..n], turn)
-                        }
-                        (Color::Red, Some(before)) => pos.replace_placement(
-                            layout.pieces(),
-                            &before[..n],
-                            &squares[..n],
-                            turn,
-                        ),
-                        (Color::Black, _) => pos.pass_turn(),
+                    if turn == Color::Black {
+                        pos.pass_turn();
                     }
-                    if turn == Color::Red {
-                        attacked = Color::ALL.map(|c| pos.in_check_against(c, kinds[(!c).index()]));
-                    }
-                    on_board = Some(squares);
                     debug_assert_eq!(pos.turn(), turn);
                     check_fast(
                         (table, &ranks),

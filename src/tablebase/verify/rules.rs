@@ -300,15 +300,8 @@ impl Graph for Fixpoint<'_> {
                     {
                         continue;
                     }
-                    match &on_board {
-                        None => pos.set_placement(layout.pieces(), &squares[..n], turn),
-                        Some(before) => pos.replace_placement(
-                            layout.pieces(),
-                            &before[..n],
-                            &squares[..n],
-                            turn,
-                        ),
-                    }
+                    let before = on_board.as_ref().map(|b| &b[..n]);
+                    pos.replace_placement(layout.pieces(), before, &squares[..n], turn);
                     on_board = Some(*squares);
                     if cornered && self.escapes(pos, (i, &squares[..n]), list) {
                         continue;
