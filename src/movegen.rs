@@ -127,6 +127,18 @@ impl Legality {
         self.sensitive
     }
 
+    /// The points among `targets` that a move of the piece on `from` surely may go to:
+    /// all that are off the sensitive points when the piece is off them too and the general
+    /// is not in check, none otherwise.
+    #[inline(always)]
+    fn surely_legal(&self, from: Square, targets: u128) -> u128 {
+        if self.in_check || self.sensitive & point_bit(from.index()) != 0 {
+            0
+        } else {
+            targets & !self.sensitive
+        }
+    }
+
     /// Whether a pseudo-legal move (from [`Position::pseudo_moves`]) is legal.
     #[inline(always)]
     pub fn move_is_legal(&self, pos: &Position, m: Move) -> bool {
@@ -627,6 +639,153 @@ impl Position {
             .count()
     }
 
+    /// The number of legal moves of the side to move that capture nothing, counted from
+    /// the targets' bits without listing the moves: a move of a piece off the general's
+    /// sensitive points to a point off them is legal while the general is not in check
+    /// (see [`Legality`]), so only the others are looked at one by one. `kinds` must
+    /// include every kind of attacker the other side has.
+    pub fn count_legal_quiet_moves_against(&self, kinds: Attackers) -> u32 {
+        let legality = self.legality_against(kinds);
+        let occupied = self.occupancy();
+        let mut count = 0;
+        for from in squares_of(self.occupied[self.turn.index()]) {
+            let (quiet, _) = self.targets(from.index(), occupied);
+            let sure = legality.surely_legal(from, quiet);
+            count += sure.count_ones();
+            for to in squares_of(quiet & !sure) {
+                if self.is_legal_pseudo_against(Move::new(from, to), legality.kinds) {
+                    count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    /// Whether the side to move has a legal move that captures nothing (`legality` is this
+    /// position's).
+    pub fn has_legal_quiet_move(&self, legality: &Legality) -> bool {
+        let occupied = self.occupancy();
+        for from in squares_of(self.occupied[self.turn.index()]) {
+            let (quiet, _) = self.targets(from.index(), occupied);
+            let sure = legality.surely_legal(from, quiet);
+            if sure != 0
+                || squares_of(quiet & !sure)
+                    .any(|to| self.is_legal_pseudo_against(Move::new(from, to), legality.kinds))
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Adds the pseudo-legal captures of the side to move.
+    pub fn pseudo_captures(&self, list: &mut MoveList) {
+        let occupied = self.occupancy();
+        for from in squares_of(self.occupied[self.turn.index()]) {
+            let (_, captures) = self.targets(from.index(), occupied);
+            for to in squares_of(captures) {
+                list.push(Move::new(from, to));
+            }
+        }
+    }
+
+    /// The points the piece on `f` (of the side to move) may move to by the piece rules:
+    /// the empty ones, and those holding a piece of the other side.
+    #[inline(always)]
+    fn targets(&self, f: usize, occupied: u128) -> (u128, u128) {
+        let piece = self.board[f].expect("a piece of the side to move");
+        let theirs = self.occupied[(!piece.color).index()];
+        let empty = |i: u8| occupied & point_bit(i as usize) == 0;
+        // the points a piece reaches, captures or not
+        let mut reach = 0u128;
+        match piece.kind {
+            Kind::General | Kind::Advisor => {
+                let steps = if piece.kind == Kind::General {
+                    &GENERAL_STEPS[f]
+                } else {
+                    &ADVISOR_STEPS[f]
+                };
+                for &to in steps {
+                    if to == NONE {
+                        break;
+                    }
+                    reach |= point_bit(to as usize);
+                }
+            }
+            Kind::Elephant | Kind::Horse => {
+                let steps = if piece.kind == Kind::Elephant {
+                    &ELEPHANT_STEPS[f][..]
+                } else {
+                    &HORSE_STEPS[f][..]
+                };
+                for &(to, block) in steps {
+                    if to == NONE {
+                        break;
+                    }
+                    if empty(block) {
+                        reach |= point_bit(to as usize);
+                    }
+                }
+            }
+            Kind::Chariot | Kind::Cannon => {
+                // each half-line up to its first piece (the screen, for a cannon), then
+                // the piece after the screen: north and east count up from `f`, south
+                // and west down
+                let cannon = piece.kind == Kind::Cannon;
+                let (mut quiet, mut captures) = (0u128, 0u128);
+                for (dir, &ray) in crate::tables::RAYS[f].iter().enumerate() {
+                    let up = dir % 2 == 0;
+                    let nearest = |bits: u128| {
+                        if up {
+                            bits & bits.wrapping_neg()
+                        } else {
+                            1u128 << (127 - bits.leading_zeros())
+                        }
+                    };
+                    // the points of the ray beyond a point of it
+                    let beyond = |p: u128| {
+                        if up {
+                            ray & !((p << 1) - 1)
+                        } else {
+                            ray & (p - 1)
+                        }
+                    };
+                    let blockers = ray & occupied;
+                    if blockers == 0 {
+                        quiet |= ray;
+                        continue;
+                    }
+                    let first = nearest(blockers);
+                    quiet |= ray & !first & !beyond(first);
+                    if !cannon {
+                        captures |= first & theirs;
+                    } else {
+                        let rest = blockers & beyond(first);
+                        if rest != 0 {
+                            captures |= nearest(rest) & theirs;
+                        }
+                    }
+                }
+                return (quiet, captures);
+            }
+            Kind::Soldier => {
+                let from = sq(f as u8);
+                let us = piece.color;
+                if let Some(to) = from.offset(0, us.forward()) {
+                    reach |= point_bit(to.index());
+                }
+                if !from.on_own_half(us) {
+                    for df in [-1, 1] {
+                        if let Some(to) = from.offset(df, 0) {
+                            reach |= point_bit(to.index());
+                        }
+                    }
+                }
+            }
+        }
+        (reach & !occupied, reach & theirs)
+    }
+
     /// Whether the side to move has any legal move.
     pub fn has_legal_move(&self) -> bool {
         let legality = self.legality();
@@ -642,10 +801,17 @@ impl Position {
                 return true;
             }
         }
-        let mut list = MoveList::new();
-        self.pseudo_moves(&mut list);
-        list.iter()
-            .any(|&m| m.from() != general && legality.move_is_legal(self, m))
+        // then the others' targets as bits, without listing their moves
+        let occupied = self.occupancy();
+        let others = self.occupied[us.index()] & !point_bit(general.index());
+        squares_of(others).any(|from| {
+            let (quiet, captures) = self.targets(from.index(), occupied);
+            let all = quiet | captures;
+            let sure = legality.surely_legal(from, all);
+            sure != 0
+                || squares_of(all & !sure)
+                    .any(|to| self.is_legal_pseudo_against(Move::new(from, to), legality.kinds))
+        })
     }
 
     /// The end of the game, if the side to move has no legal move (it has lost).
@@ -885,6 +1051,17 @@ impl Attackers {
     }
 }
 
+/// A seeded xorshift generator for tests that play random moves reproducibly.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -898,13 +1075,7 @@ mod tests {
             "1CbR1arCR/4k4/r3b4/9/p1p1p4/9/2P6/B3B4/4A4/4Kc1N1 w - - 1 30",
             "3k5/4P4/9/9/9/9/9/9/3p5/4K4 b - - 0 1",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut checked = 0;
         for fen in starts {
             let mut pos: Position = fen.parse().unwrap();
@@ -927,5 +1098,74 @@ mod tests {
             }
         }
         assert!(checked > 100_000);
+    }
+
+    /// The bit count of quiet moves equals counting the listed moves one by one (with every
+    /// kind of attacker assumed and with the kinds present), whether one is legal agrees,
+    /// and the captures are the listed ones, on positions from random play.
+    #[test]
+    fn quiet_moves_and_captures_match_the_list() {
+        let starts = [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+            "1CbR1arCR/4k4/r3b4/9/p1p1p4/9/2P6/B3B4/4A4/4Kc1N1 w - - 1 30",
+            "2b6/4a4/5k1C1/3c5/9/9/2n6/3K5/9/5A3 b - - 5 128",
+            "3k5/4P4/9/9/9/9/9/9/3p5/4K4 b - - 0 1",
+            "4k4/9/9/9/9/9/9/9/4r4/3K1R3 w - - 0 1",
+        ];
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        let (mut checked, mut in_check, mut game_ends) = (0, 0, 0);
+        for fen in starts {
+            for _ in 0..40 {
+                let mut pos: Position = fen.parse().unwrap();
+                for _ in 0..80 {
+                    let mut list = MoveList::new();
+                    pos.pseudo_moves(&mut list);
+                    let legality = pos.legality();
+                    let expected = list
+                        .iter()
+                        .filter(|&&m| pos.piece_at(m.to()).is_none())
+                        .filter(|&&m| legality.move_is_legal(&pos, m))
+                        .count() as u32;
+                    let kinds = legality.kinds;
+                    assert_eq!(
+                        pos.count_legal_quiet_moves_against(kinds),
+                        expected,
+                        "{pos}"
+                    );
+                    assert_eq!(pos.has_legal_quiet_move(&legality), expected > 0, "{pos}");
+                    let legal = pos.legal_moves();
+                    assert_eq!(pos.has_legal_move(), !legal.is_empty(), "{pos}");
+                    game_ends += usize::from(legal.is_empty());
+                    let mut captures = MoveList::new();
+                    pos.pseudo_captures(&mut captures);
+                    let mut listed: Vec<Move> = list
+                        .iter()
+                        .copied()
+                        .filter(|m| pos.piece_at(m.to()).is_some())
+                        .collect();
+                    let mut found: Vec<Move> = captures.iter().copied().collect();
+                    listed.sort_by_key(|m| (m.from().index(), m.to().index()));
+                    found.sort_by_key(|m| (m.from().index(), m.to().index()));
+                    assert_eq!(found, listed, "{pos}");
+                    assert_eq!(
+                        pos.count_legal_quiet_moves_against(Attackers::ALL),
+                        expected,
+                        "{pos}"
+                    );
+                    checked += 1;
+                    in_check += usize::from(pos.is_check());
+                    if legal.is_empty() {
+                        break;
+                    }
+                    let m = legal[(next() % legal.len() as u64) as usize];
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+        println!("{checked} positions, {in_check} in check, {game_ends} game ends");
+        assert!(
+            checked > 10_000 && in_check > 100 && game_ends > 20,
+            "{checked} positions, {in_check} in check, {game_ends} game ends"
+        );
     }
 }

@@ -851,13 +851,7 @@ mod tests {
             ]
             .map(String::from),
         );
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::movegen::xorshift(0x2545_f491_4f6c_dd1d);
         let mut out = Vec::new();
         for fen in &starts {
             for _ in 0..12 {
@@ -878,7 +872,7 @@ mod tests {
                             p.is_check()
                         })
                         .collect();
-                    let m = if !checks.is_empty() && next() % 2 == 0 {
+                    let m = if !checks.is_empty() && next().is_multiple_of(2) {
                         checks[(next() % checks.len() as u64) as usize]
                     } else {
                         legal[(next() % legal.len() as u64) as usize]

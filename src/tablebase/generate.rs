@@ -549,27 +549,21 @@ impl Solver<'_> {
     /// `UNCOUNTED`.
     fn initial_code(&self, s: &mut Scratch, index: u64, turn: Color, in_check: bool) -> u8 {
         s.moves.clear();
-        s.pos.pseudo_moves(&mut s.moves);
+        s.pos.pseudo_captures(&mut s.moves);
         let legality = s
             .pos
             .legality_knowing(self.attackers[(!turn).index()], in_check);
-        let mut legal = false;
-        let mut quiet = false;
+        let mut any_capture = false;
         let mut best_loss: Option<u32> = None;
         let mut holds = false;
         let mut longest_win = 0u32;
+        // captures all need a look
         for k in 0..s.moves.len() {
             let m = s.moves[k];
-            let capture = s.pos.piece_at(m.to()).is_some();
-            // one legal quiet move is enough to know; captures all need a look
-            if (!capture && quiet) || !legality.move_is_legal(&s.pos, m) {
+            if !legality.move_is_legal(&s.pos, m) {
                 continue;
             }
-            legal = true;
-            if !capture {
-                quiet = true;
-                continue;
-            }
+            any_capture = true;
             let (c, p) = self.capture_entry(s, m);
             if code::is_loss(c) {
                 best_loss = Some(best_loss.map_or(p, |b| b.min(p)));
@@ -579,32 +573,28 @@ impl Solver<'_> {
                 holds = true;
             }
         }
-        if !legal {
-            code::decided(0)
-        } else if let Some(l) = best_loss {
+        if let Some(l) = best_loss {
             self.note_plies(l + 1);
-            self.decided_code(turn, index, l + 1)
-        } else if holds {
-            code::DRAW
-        } else if !quiet {
+            return self.decided_code(turn, index, l + 1);
+        }
+        if holds {
+            return code::DRAW;
+        }
+        // one legal quiet move is enough to know
+        if s.pos.has_legal_quiet_move(&legality) {
+            UNCOUNTED
+        } else if !any_capture {
+            code::decided(0)
+        } else {
             self.note_plies(longest_win + 1);
             self.decided_code(turn, index, longest_win + 1)
-        } else {
-            UNCOUNTED
         }
     }
 
     /// The number of legal quiet moves of the position in `s` (set up by the caller).
     fn quiet_moves(&self, s: &mut Scratch) -> u32 {
-        let legality = self.generate_moves(s);
-        let mut quiet = 0;
-        for k in 0..s.moves.len() {
-            let m = s.moves[k];
-            if s.pos.piece_at(m.to()).is_none() && legality.move_is_legal(&s.pos, m) {
-                quiet += 1;
-            }
-        }
-        quiet
+        s.pos
+            .count_legal_quiet_moves_against(self.attackers[(!s.pos.turn()).index()])
     }
 
     /// Fills `s.moves` with the pseudo-legal moves of the position in `s` and returns what
@@ -613,6 +603,16 @@ impl Solver<'_> {
     fn generate_moves(&self, s: &mut Scratch) -> Legality {
         s.moves.clear();
         s.pos.pseudo_moves(&mut s.moves);
+        s.pos
+            .legality_against(self.attackers[(!s.pos.turn()).index()])
+    }
+
+    /// Fills `s.moves` with the pseudo-legal captures of the position in `s` and returns
+    /// what tests their legality.
+    #[inline]
+    fn generate_captures(&self, s: &mut Scratch) -> Legality {
+        s.moves.clear();
+        s.pos.pseudo_captures(&mut s.moves);
         s.pos
             .legality_against(self.attackers[(!s.pos.turn()).index()])
     }
@@ -924,11 +924,11 @@ impl Solver<'_> {
     /// The loss distance of the position in `s`, whose quiet moves all lose, the last of
     /// them found at this layer: the longest of that and its captures' replies.
     fn loss_plies(&self, s: &mut Scratch, plies: u32) -> u32 {
-        let legality = self.generate_moves(s);
+        let legality = self.generate_captures(s);
         let mut longest = plies;
         for k in 0..s.moves.len() {
             let m = s.moves[k];
-            if s.pos.piece_at(m.to()).is_some() && legality.move_is_legal(&s.pos, m) {
+            if legality.move_is_legal(&s.pos, m) {
                 longest = longest.max(self.capture_entry(s, m).1 + 1);
             }
         }

@@ -549,11 +549,10 @@ impl Solver<'_> {
         let captured = AtomicU64::new(0);
         if sub_rules[l.index()] {
             self.for_code(w, code::DRAW, |s, i| {
-                let legality = self.generate_moves(s);
+                let legality = self.generate_captures(s);
                 for k in 0..s.moves.len() {
                     let m = s.moves[k];
-                    if s.pos.piece_at(m.to()).is_some()
-                        && legality.move_is_legal(&s.pos, m)
+                    if legality.move_is_legal(&s.pos, m)
                         && code::loses(self.capture_code_with_rule(s, m))
                     {
                         self.values[w.index()][i as usize].store(code::rule(0, true), Relaxed);
