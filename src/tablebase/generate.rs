@@ -52,8 +52,11 @@ const UNCOUNTED: u8 = u8::MAX;
 const MAX_COUNT: u32 = (UNCOUNTED - 1 - COUNT) as u32;
 
 const CHUNK: u64 = 1 << 14;
-/// Entries per bit of a layer's frontier: the scan marks groups, the walk looks inside.
+/// Entries per bit of a layer's frontier: the walk looks inside the groups marked.
 const GROUP: usize = 8;
+/// [`Solver::on_time`] when no code stored is the next layer's frontier (a layer whose
+/// distance goes into the far list).
+const NOT_ON_TIME: u8 = u8::MAX;
 /// Entries per 64-bit word of a frontier.
 const GROUP_WORD: usize = 64 * GROUP;
 
@@ -118,15 +121,24 @@ struct Solver<'a> {
     /// Per captured slot (None for the generals).
     captures: Vec<Option<CaptureTarget>>,
     values: [&'a [AtomicU8]; 2],
-    /// The groups of [`GROUP`] entries where the current layer's scan found positions to
-    /// walk back from, one bit a group, per side to move.
+    /// The groups of [`GROUP`] entries that hold the positions the current layer walks
+    /// back from, one bit a group, per side to move.
     frontier: [&'a Bits; 2],
+    /// The groups given a code of the next layer's frontier while the current layer runs
+    /// (the code [`Solver::on_time`]), one bit a group, per side to move.
+    next: [&'a Bits; 2],
+    /// The code a layer's stores give when their distance is the layer's own: such an
+    /// entry is the next layer's frontier, and [`Solver::store`] marks its group in
+    /// `next` instead of its chunk's summary.
+    on_time: AtomicU8,
     /// Two sets of entries, one bit each, per side to move, for the perpetual-check pass
     /// (empty in a table without the rule).
     found: [&'a Bits; 2],
-    /// Per chunk, the decided codes that were ever stored in it (both sides), so that
-    /// a layer's scan can pass over chunks that cannot hold what it looks for.
-    present: Vec<[AtomicU64; 4]>,
+    /// Per chunk, the decided codes stored in it ahead of their layer (both sides): by the
+    /// forward pass, or by a layer with a longer distance than its own (a loss whose
+    /// longest reply is a capture). A layer scans only the chunks whose summary holds its
+    /// code; elsewhere its frontier is what the previous layer marked in `next`.
+    ahead: Vec<[AtomicU64; 4]>,
     /// The attackers each side has (indexed by colour), for quick legality tests.
     attackers: [Attackers; 2],
     failure: Mutex<Option<TableError>>,
@@ -313,6 +325,8 @@ fn with_solver<R>(
     let found_black = Bits::new(bits as u64);
     let frontier_red = Bits::new(size.div_ceil(GROUP) as u64);
     let frontier_black = Bits::new(size.div_ceil(GROUP) as u64);
+    let next_red = Bits::new(size.div_ceil(GROUP) as u64);
+    let next_black = Bits::new(size.div_ceil(GROUP) as u64);
     let solver = Solver {
         layout,
         pieces,
@@ -321,7 +335,9 @@ fn with_solver<R>(
         values: [atomic_view(red), atomic_view(black)],
         found: [&found_red, &found_black],
         frontier: [&frontier_red, &frontier_black],
-        present: (0..layout_size_chunks)
+        next: [&next_red, &next_black],
+        on_time: AtomicU8::new(NOT_ON_TIME),
+        ahead: (0..layout_size_chunks)
             .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
             .collect(),
         attackers: [Attackers::of(&material.red), Attackers::of(&material.black)],
@@ -363,12 +379,20 @@ impl Solver<'_> {
         }
     }
 
-    /// Stores a code and notes it in its chunk's summary.
+    /// Stores a code for `turn` to move and notes where the layer of its code will find
+    /// it: in `next` when that is the next layer, else in its chunk's summary.
     #[inline]
-    fn store(&self, cells: &[AtomicU8], index: u64, c: u8) {
-        cells[index as usize].store(c, Relaxed);
-        let word = &self.present[(index / CHUNK) as usize][(c / 64) as usize];
-        let bit = 1u64 << (c % 64);
+    fn store(&self, turn: Color, index: u64, c: u8) {
+        self.values[turn.index()][index as usize].store(c, Relaxed);
+        let (word, bit) = if c == self.on_time.load(Relaxed) {
+            let group = index as usize / GROUP;
+            (&self.next[turn.index()].0[group / 64], 1u64 << (group % 64))
+        } else {
+            (
+                &self.ahead[(index / CHUNK) as usize][(c / 64) as usize],
+                1u64 << (c % 64),
+            )
+        };
         if word.load(Relaxed) & bit == 0 {
             word.fetch_or(bit, Relaxed);
         }
@@ -388,9 +412,10 @@ impl Solver<'_> {
         });
     }
 
-    /// Sets every chunk's summary of the codes present from the entries (a resumed build).
+    /// Sets every chunk's summary from the entries, every code counting as stored ahead
+    /// (a resumed build, whose `next` is empty).
     fn summarize_present(&self) {
-        self.present
+        self.ahead
             .par_iter()
             .enumerate()
             .for_each(|(chunk, words)| {
@@ -449,24 +474,35 @@ impl Solver<'_> {
             let t1 = std::time::Instant::now();
             let want = code::decided(plies - 1);
             let far = (plies > self.far_from).then(|| self.far_frontier(plies - 1));
-            match &far {
-                Some(keys) => _ = decided.fetch_add(keys.len() as u64, Relaxed),
-                None => (0..total).into_par_iter().for_each(|chunk| {
-                    let n = self.scan_chunk(chunk, want);
-                    decided.fetch_add(n, Relaxed);
-                }),
+            if far.is_none() {
+                // (most chunks only copy bits: a task of one costs more than its work)
+                (0..total as usize)
+                    .into_par_iter()
+                    .with_min_len(16)
+                    .for_each(|chunk| self.frontier_chunk(chunk as u64, want));
             }
+            // this layer's stores of its own distance are the next layer's frontier
+            let on_time = if plies < self.far_from {
+                code::decided(plies)
+            } else {
+                NOT_ON_TIME
+            };
+            self.on_time.store(on_time, Relaxed);
             let t2 = std::time::Instant::now();
             match far {
-                Some(keys) => keys.par_iter().for_each_init(Scratch::new, |s, &k| {
-                    let (turn, i) = super::far::unkey(k);
-                    let parents = &self.values[(!turn).index()];
-                    self.walk_back(s, i, turn, parents, plies);
-                }),
+                Some(keys) => {
+                    decided.fetch_add(keys.len() as u64, Relaxed);
+                    keys.par_iter().for_each_init(Scratch::new, |s, &k| {
+                        let (turn, i) = super::far::unkey(k);
+                        let parents = &self.values[(!turn).index()];
+                        self.walk_back(s, i, turn, parents, plies);
+                    })
+                }
                 None => (0..total)
                     .into_par_iter()
                     .for_each_init(Scratch::new, |s, chunk| {
-                        self.layer_chunk(s, chunk, want, plies);
+                        let n = self.layer_chunk(s, chunk, want, plies);
+                        decided.fetch_add(n, Relaxed);
                     }),
             }
             t_scan += (t2 - t1).as_secs_f64();
@@ -539,7 +575,7 @@ impl Solver<'_> {
                 seen[(c / 64) as usize] |= 1 << (c % 64);
             }
         }
-        for (word, bits) in self.present[chunk as usize].iter().zip(seen) {
+        for (word, bits) in self.ahead[chunk as usize].iter().zip(seen) {
             word.fetch_or(bits, Relaxed);
         }
     }
@@ -713,29 +749,35 @@ impl Solver<'_> {
         (c, 0)
     }
 
-    /// Marks the groups of [`GROUP`] entries of one chunk that hold `want` (both sides);
-    /// returns how many entries hold it. Runs while nothing writes values, as its own pass.
-    fn scan_chunk(&self, chunk: u64, want: u8) -> u64 {
+    /// Sets one chunk's frontier for the layer that walks back from `want` (both sides):
+    /// the groups the previous layer marked in `next`, unless the chunk's summary says
+    /// that entries were given `want` ahead of time, when the chunk is scanned for every
+    /// group holding it. Clears the chunk's `next` and its summary's `want`. Runs while
+    /// nothing writes values, as its own pass.
+    fn frontier_chunk(&self, chunk: u64, want: u8) {
         let start = (chunk * CHUNK) as usize;
         let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
         let words = start / GROUP_WORD..end.div_ceil(GROUP_WORD);
-        let summary = self.present[chunk as usize][(want / 64) as usize].load(Relaxed);
-        if summary & (1 << (want % 64)) == 0 {
-            for frontier in &self.frontier {
-                for word in &frontier.0[words.clone()] {
-                    word.store(0, Relaxed);
-                }
-            }
-            return 0;
+        let summary = &self.ahead[chunk as usize][(want / 64) as usize];
+        let bit = 1u64 << (want % 64);
+        let scan = summary.load(Relaxed) & bit != 0;
+        if scan {
+            summary.fetch_and(!bit, Relaxed);
         }
-        let mut count = 0;
         for turn in Color::ALL {
+            let frontier = self.frontier[turn.index()];
+            let next = self.next[turn.index()];
+            if !scan {
+                for w in words.clone() {
+                    frontier.0[w].store(next.0[w].swap(0, Relaxed), Relaxed);
+                }
+                continue;
+            }
             let cells = &self.values[turn.index()][start..end];
-            // SAFETY: the scan is a pass of its own, between rayon barriers, during which
+            // SAFETY: this is a pass of its own, between rayon barriers, during which
             // nothing writes the values; reading the bytes plainly lets the compare vectorise.
             let side: &[u8] =
                 unsafe { std::slice::from_raw_parts(cells.as_ptr() as *const u8, cells.len()) };
-            let frontier = self.frontier[turn.index()];
             let pattern = u64::from_ne_bytes([want; 8]);
             for (w, block) in words.clone().zip(side.chunks(GROUP_WORD)) {
                 let mut bits = 0u64;
@@ -748,20 +790,20 @@ impl Solver<'_> {
                             continue;
                         }
                     }
-                    let n = group.iter().filter(|&&b| b == want).count();
-                    count += n as u64;
-                    bits |= u64::from(n > 0) << g;
+                    bits |= u64::from(group.contains(&want)) << g;
                 }
                 frontier.0[w].store(bits, Relaxed);
+                next.0[w].store(0, Relaxed);
             }
         }
-        count
     }
 
-    /// Walks back from the positions holding `want` in the groups the scan marked in one
-    /// chunk. The layer's writes never make an entry `want` nor change one that is: wins
-    /// in `plies` overwrite no loss, and a loss found now is at least `plies` long.
-    fn layer_chunk(&self, s: &mut Scratch, chunk: u64, want: u8, plies: u32) {
+    /// Walks back from the positions holding `want` in the groups of the frontier in one
+    /// chunk; returns how many. The layer's writes never make an entry `want` nor change
+    /// one that is: wins in `plies` overwrite no loss, and a loss found now is at least
+    /// `plies` long.
+    fn layer_chunk(&self, s: &mut Scratch, chunk: u64, want: u8, plies: u32) -> u64 {
+        let mut walked = 0;
         let start = (chunk * CHUNK) as usize;
         let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
         for turn in Color::ALL {
@@ -775,12 +817,14 @@ impl Solver<'_> {
                     bits &= bits - 1;
                     for i in first..(first + GROUP).min(end) {
                         if cells[i].load(Relaxed) == want {
+                            walked += 1;
                             self.walk_back(s, i as u64, turn, parents, plies);
                         }
                     }
                 }
             }
         }
+        walked
     }
 
     /// Walks back from one entry decided in `plies` − 1.
@@ -845,7 +889,7 @@ impl Solver<'_> {
                 if far {
                     self.note_far(!turn, p, plies);
                 }
-                self.store(parents, p, win);
+                self.store(!turn, p, win);
             } else if far && c == code::FAR_WIN {
                 self.note_far(!turn, p, plies);
             }
@@ -891,7 +935,7 @@ impl Solver<'_> {
                                 self.at_parent(s, s.unmoves[k], |s| self.loss_plies(s, plies));
                             self.note_plies(loss);
                             let c = self.decided_code(!turn, p, loss);
-                            self.store(parents, p, c);
+                            self.store(!turn, p, c);
                         }
                         break;
                     }
