@@ -344,19 +344,18 @@ fn entries_arg(text: &str) -> Result<u64, CliError> {
         })
 }
 
-/// Seconds to build a table, roughly, on this project's machine with 2 threads: 7 ns an
+/// Seconds to build a table, roughly, on this project's machine with 2 threads: 5 ns an
 /// entry for every move its pieces typically have ([`typical_moves`]), twice that with the
 /// perpetual-check rule. The work of a build is walking un-moves back and counting moves,
-/// so a table's time follows its pieces' mobility far more than its size: fitted on ten
-/// tables without the rule from 47 million to 4.2 billion entries (马兵对士象全 139 ns an
-/// entry, 车兵对车士象全's five largest 273–328 ns, four of 双车对车士象全's sub-tables
-/// 420–570 ns), every one within 1.5× of its time. An earlier fit by size alone said 135
-/// ns up to 47 million entries and 300 ns from 400 million on, which put 双车对车士象全's
-/// family at 37 minutes.
+/// so a table's time follows its pieces' mobility far more than its size. Refitted after
+/// the passes got faster (2026-12-02, without the rule): 马兵对士象全 6.0–6.5 ns an entry and
+/// typical move, KRPKRAA 3.9, KRPKRAB 4.2, KRPKRABB 3.9, KRPKRAABB 3.7, each within 1.35×
+/// of 5. The fit before (7 ns, on ten tables of earlier versions) put the 车兵对车士象全
+/// family at 53 min, built in 29.
 fn estimate_seconds(m: &Material, rules: Rules) -> f64 {
     let e = class::entries(m) as f64;
     let rule = if rules == Rules::Asian { 2.0 } else { 1.0 };
-    e * 7e-9 * typical_moves(m) * rule
+    e * 5e-9 * typical_moves(m) * rule
 }
 
 /// The moves a material's pieces typically have, both sides and both generals counted: a
