@@ -54,9 +54,6 @@ const MAX_COUNT: u32 = (UNCOUNTED - 1 - COUNT) as u32;
 const CHUNK: u64 = 1 << 14;
 /// Entries per bit of a layer's frontier: the walk looks inside the groups marked.
 const GROUP: usize = 8;
-/// [`Solver::on_time`] when no code stored is the next layer's frontier (a layer whose
-/// distance goes into the far list).
-const NOT_ON_TIME: u8 = u8::MAX;
 /// Entries per 64-bit word of a frontier.
 const GROUP_WORD: usize = 64 * GROUP;
 
@@ -124,13 +121,10 @@ struct Solver<'a> {
     /// The groups of [`GROUP`] entries that hold the positions the current layer walks
     /// back from, one bit a group, per side to move.
     frontier: [&'a Bits; 2],
-    /// The groups given a code of the next layer's frontier while the current layer runs
-    /// (the code [`Solver::on_time`]), one bit a group, per side to move.
+    /// The groups given the next layer's frontier while the current layer runs (entries
+    /// decided in the current layer's own number of plies), one bit a group, per side to
+    /// move.
     next: [&'a Bits; 2],
-    /// The code a layer's stores give when their distance is the layer's own: such an
-    /// entry is the next layer's frontier, and [`Solver::store`] marks its group in
-    /// `next` instead of its chunk's summary.
-    on_time: AtomicU8,
     /// Two sets of entries, one bit each, per side to move, for the perpetual-check pass
     /// (empty in a table without the rule).
     found: [&'a Bits; 2],
@@ -336,7 +330,6 @@ fn with_solver<R>(
         found: [&found_red, &found_black],
         frontier: [&frontier_red, &frontier_black],
         next: [&next_red, &next_black],
-        on_time: AtomicU8::new(NOT_ON_TIME),
         ahead: (0..layout_size_chunks)
             .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
             .collect(),
@@ -379,12 +372,13 @@ impl Solver<'_> {
         }
     }
 
-    /// Stores a code for `turn` to move and notes where the layer of its code will find
-    /// it: in `next` when that is the next layer, else in its chunk's summary.
+    /// Stores a code for `turn` to move, found by the layer of `plies`, and notes where the
+    /// layer of its code will find it: in `next` when it is decided in `plies` (the next
+    /// layer's frontier, unless that layer reads the far list), else in its chunk's summary.
     #[inline]
-    fn store(&self, turn: Color, index: u64, c: u8) {
+    fn store(&self, turn: Color, index: u64, c: u8, plies: u32) {
         self.values[turn.index()][index as usize].store(c, Relaxed);
-        let (word, bit) = if c == self.on_time.load(Relaxed) {
+        let (word, bit) = if plies < self.far_from && c == code::decided(plies) {
             let group = index as usize / GROUP;
             (&self.next[turn.index()].0[group / 64], 1u64 << (group % 64))
         } else {
@@ -481,13 +475,6 @@ impl Solver<'_> {
                     .with_min_len(16)
                     .for_each(|chunk| self.frontier_chunk(chunk as u64, want));
             }
-            // this layer's stores of its own distance are the next layer's frontier
-            let on_time = if plies < self.far_from {
-                code::decided(plies)
-            } else {
-                NOT_ON_TIME
-            };
-            self.on_time.store(on_time, Relaxed);
             let t2 = std::time::Instant::now();
             match far {
                 Some(keys) => {
@@ -889,7 +876,7 @@ impl Solver<'_> {
                 if far {
                     self.note_far(!turn, p, plies);
                 }
-                self.store(!turn, p, win);
+                self.store(!turn, p, win, plies);
             } else if far && c == code::FAR_WIN {
                 self.note_far(!turn, p, plies);
             }
@@ -935,7 +922,7 @@ impl Solver<'_> {
                                 self.at_parent(s, s.unmoves[k], |s| self.loss_plies(s, plies));
                             self.note_plies(loss);
                             let c = self.decided_code(!turn, p, loss);
-                            self.store(!turn, p, c);
+                            self.store(!turn, p, c, plies);
                         }
                         break;
                     }
