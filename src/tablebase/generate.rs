@@ -232,7 +232,7 @@ pub fn solve_resumable(
         let from = resumed.as_ref().map(|r| r.phase);
         if let Some(r) = resumed {
             solver.max_plies.store(r.max_plies, Relaxed);
-            solver.summarize_present();
+            solver.summarize_ahead();
             solver.resume_far(r.far);
         }
         let checkpoint = |phase: Phase| match checkpoints {
@@ -408,7 +408,7 @@ impl Solver<'_> {
 
     /// Sets every chunk's summary from the entries, every code counting as stored ahead
     /// (a resumed build, whose `next` is empty).
-    fn summarize_present(&self) {
+    fn summarize_ahead(&self) {
         self.ahead
             .par_iter()
             .enumerate()

@@ -4,7 +4,7 @@
 //! A build's whole state between two phases is its two arrays of entries (one byte per
 //! position and side to move), its far list (distances beyond a byte, usually none) and
 //! the longest distance noted so far: every phase is a
-//! function of those alone (the chunks' summaries of codes present are recomputed from
+//! function of those alone (the chunks' summaries of codes stored ahead are recomputed from
 //! the entries). So a checkpoint is a file `NAME.ctb.work` beside the table: a header with
 //! the phase, what the build started from (the sub-tables' identities), and a CRC-32 per
 //! block of entries, then both arrays raw. It is written atomically (a temporary file,
