@@ -218,6 +218,12 @@ impl Position {
     /// Precomputes what [`Legality`] needs to test this position's moves and un-moves.
     #[inline]
     pub fn legality(&self) -> Legality {
+        self.legality_against(self.attacker_kinds())
+    }
+
+    /// The kinds of attacker the side not to move has.
+    #[inline]
+    fn attacker_kinds(&self) -> Attackers {
         let mut kinds = Attackers::NONE;
         for s in squares_of(self.occupied[(!self.turn).index()]) {
             match self.board[s.index()].map(|p| p.kind) {
@@ -227,7 +233,7 @@ impl Position {
                 _ => {}
             }
         }
-        self.legality_against(kinds)
+        kinds
     }
 
     /// [`Position::legality`] when the kinds of attacker the other side has are known
@@ -788,7 +794,18 @@ impl Position {
 
     /// Whether the side to move has any legal move.
     pub fn has_legal_move(&self) -> bool {
-        let legality = self.legality();
+        self.has_legal_move_with(&self.legality())
+    }
+
+    /// [`Position::has_legal_move`] when whether the side to move is in check is known
+    /// (`in_check` must be [`Position::is_check`]): after a move known to give check or
+    /// not, the test for check is not made again.
+    pub fn has_legal_move_knowing(&self, in_check: bool) -> bool {
+        self.has_legal_move_with(&self.legality_knowing(self.attacker_kinds(), in_check))
+    }
+
+    #[inline(always)]
+    fn has_legal_move_with(&self, legality: &Legality) -> bool {
         // the general's own steps first: few, and usually one of them is legal
         let us = self.turn;
         let general = self.general(us);
@@ -806,7 +823,7 @@ impl Position {
         let others = self.occupied[us.index()] & !point_bit(general.index());
         squares_of(others).any(|from| {
             let (quiet, captures) = self.targets(from.index(), occupied);
-            self.may_go_to_one_of(from, quiet | captures, &legality)
+            self.may_go_to_one_of(from, quiet | captures, legality)
         })
     }
 

@@ -131,7 +131,9 @@ pub fn run(a: SolveArgs) -> CliResult {
         let _ = r.join();
     }
     let s = result.map_err(|e| match e {
-        solver::SolveError::Bound(_) | solver::SolveError::Stopped => CliError::input(e),
+        solver::SolveError::Bound(_)
+        | solver::SolveError::Stopped
+        | solver::SolveError::Illegal(_) => CliError::input(e),
         solver::SolveError::Table(e) => table_error(e),
     })?;
     if a.json {

@@ -31,16 +31,16 @@
 mod search;
 pub mod tt;
 
-use std::sync::Arc;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-use rayon::prelude::*;
 
 use crate::moves::Move;
 use crate::position::Position;
 use crate::tablebase::{TableError, Tablebase};
-use search::{Searcher, Shared, Stop};
+use search::{Heuristics, Searcher, Shared, Stop};
 use tt::Tt;
 
 /// The longest bound the solver takes, in moves of the attacker.
@@ -137,6 +137,18 @@ pub enum SolveError {
     Table(#[from] TableError),
     #[error("stopped before an answer")]
     Stopped,
+    #[error("not a legal position: {0}'s general is in check with the other side to move")]
+    Illegal(crate::piece::Color),
+}
+
+/// The solver searches legal positions only (the mate test relies on it): one whose side
+/// not to move is in check is refused.
+fn legal(pos: &Position) -> Result<(), SolveError> {
+    let other = !pos.turn();
+    if pos.in_check(other) {
+        return Err(SolveError::Illegal(other));
+    }
+    Ok(())
 }
 
 /// Solves a position for the side to move; `tb` lends the tables that are present.
@@ -148,10 +160,12 @@ pub fn solve(
     if options.max_moves == 0 || options.max_moves > MAX_MOVES {
         return Err(SolveError::Bound(options.max_moves));
     }
+    legal(pos)?;
     let start = Instant::now();
     let max_plies = 2 * options.max_moves - 1;
     let tt = Tt::new(options.hash_mb);
     let nodes = AtomicU64::new(0);
+    let heuristics = Heuristics::new();
     let shared = Shared {
         tt: &tt,
         tb,
@@ -161,6 +175,7 @@ pub fn solve(
         deadline: options.time.map(|t| start + t),
         max_nodes: options.max_nodes,
         nodes: &nodes,
+        heuristics: &heuristics,
     };
     let roots: Vec<Move> = pos.legal_moves().to_vec();
     let mut solution = Solution {
@@ -178,45 +193,41 @@ pub fn solve(
         solution.seconds = start.elapsed().as_secs_f64();
         return Ok(solution);
     }
-    // the exact length of each first move, once proven
-    let mut lengths: Vec<Option<u32>> = vec![None; roots.len()];
-    let mut stopped = false;
-    let mut d = 1;
-    while d <= max_plies {
-        options.live.depth.store(d, Relaxed);
-        let pending: Vec<usize> = (0..roots.len()).filter(|&i| lengths[i].is_none()).collect();
-        let results: Vec<(usize, Result<bool, Stop>)> = pending
-            .par_iter()
-            .map_init(
-                || (Searcher::new(&shared), pos.clone()),
-                |(searcher, scratch), &i| {
+    // the first moves' searches, shallow to deep (see `Passes`)
+    let passes = Passes::new(roots.len(), max_plies);
+    let workers = rayon::current_num_threads().clamp(1, roots.len());
+    rayon::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|_| {
+                // one searcher a thread for the whole proof
+                let mut searcher = Searcher::new(&shared);
+                let mut scratch = pos.clone();
+                while let Some((d, i)) = passes.next() {
+                    options.live.depth.store(d, Relaxed);
                     let m = roots[i];
                     let undo = scratch.play_unchecked(m);
-                    let r = searcher.mates_within(scratch, d - 1, 1);
+                    let r = searcher.mates_within(&mut scratch, d - 1, 1);
                     scratch.undo(m, undo);
                     searcher.flush_nodes();
                     options.live.nodes.store(nodes.load(Relaxed), Relaxed);
-                    (i, r)
-                },
-            )
-            .collect();
-        for (i, r) in results {
-            match r {
-                Ok(true) => {
-                    lengths[i] = Some(d);
-                    options.live.proven.fetch_add(1, Relaxed);
+                    if matches!(r, Ok(true)) {
+                        options.live.proven.fetch_add(1, Relaxed);
+                    }
+                    passes.done(d, i, r);
                 }
-                Ok(false) => {}
-                Err(Stop::Interrupted) => stopped = true,
-                Err(Stop::Table(e)) => return Err(e.into()),
-            }
+            });
         }
-        if stopped {
-            break;
-        }
-        solution.searched_plies = d;
-        d += 2;
+    });
+    let Finished {
+        lengths,
+        searched_plies,
+        stopped,
+        error,
+    } = passes.finish();
+    if let Some(e) = error {
+        return Err(e.into());
     }
+    solution.searched_plies = searched_plies;
     let mut winning: Vec<WinningMove> = roots
         .iter()
         .zip(&lengths)
@@ -232,10 +243,13 @@ pub fn solve(
     if let Verdict::Win { plies } = solution.verdict {
         // the line is searched even after a stop, briefly: the bounds it needs are known
         let pv_stop = AtomicBool::new(false);
+        let pv_heuristics = Heuristics::new();
         let pv_shared = Shared {
             stop: &pv_stop,
             deadline: Some(Instant::now() + Duration::from_secs(5)),
             max_nodes: None,
+            // (the line's own, so that it does not depend on the threads' order)
+            heuristics: &pv_heuristics,
             ..shared
         };
         let mut searcher = Searcher::new(&pv_shared);
@@ -248,6 +262,129 @@ pub fn solve(
     Ok(solution)
 }
 
+/// The root's work list: "does first move `i` win within `d` plies?", handed out shallowest
+/// first (then in move order), a move's next depth queued when a depth fails. With one
+/// thread that is pass after pass over the moves; with more, a thread that finds no task of
+/// the pass under way starts the next pass's instead of waiting for the others (a move's
+/// depths still come in order, so each length found is that move's shortest).
+struct Passes {
+    state: Mutex<PassState>,
+    wake: Condvar,
+    max_plies: u32,
+}
+
+struct PassState {
+    queue: BinaryHeap<Reverse<(u32, usize)>>,
+    /// Tasks handed out and not yet done.
+    running: usize,
+    lengths: Vec<Option<u32>>,
+    /// The deepest depth each move was proven not to win within (0: none yet).
+    failed: Vec<u32>,
+    stopped: bool,
+    error: Option<TableError>,
+}
+
+/// What the root's passes proved.
+struct Finished {
+    lengths: Vec<Option<u32>>,
+    searched_plies: u32,
+    stopped: bool,
+    error: Option<TableError>,
+}
+
+impl Passes {
+    fn new(moves: usize, max_plies: u32) -> Passes {
+        Passes {
+            state: Mutex::new(PassState {
+                queue: (0..moves).map(|i| Reverse((1, i))).collect(),
+                running: 0,
+                lengths: vec![None; moves],
+                failed: vec![0; moves],
+                stopped: false,
+                error: None,
+            }),
+            wake: Condvar::new(),
+            max_plies,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, PassState> {
+        // (a worker that panicked has already failed the proof; its state is still whole)
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next task, waiting while the others' running tasks may still queue one; `None`
+    /// when the proof is over or stopped.
+    fn next(&self) -> Option<(u32, usize)> {
+        let mut st = self.lock();
+        loop {
+            if st.stopped || st.error.is_some() {
+                return None;
+            }
+            if let Some(Reverse(task)) = st.queue.pop() {
+                st.running += 1;
+                return Some(task);
+            }
+            if st.running == 0 {
+                return None;
+            }
+            st = self.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Records a task's answer and queues the move's next depth if it failed.
+    fn done(&self, d: u32, i: usize, r: Result<bool, Stop>) {
+        let mut st = self.lock();
+        st.running -= 1;
+        match r {
+            Ok(true) => st.lengths[i] = Some(d),
+            Ok(false) => {
+                st.failed[i] = d;
+                if d + 2 <= self.max_plies {
+                    st.queue.push(Reverse((d + 2, i)));
+                }
+            }
+            Err(Stop::Interrupted) => st.stopped = true,
+            Err(Stop::Table(e)) => {
+                if st.error.is_none() {
+                    st.error = Some(e);
+                }
+            }
+        }
+        drop(st);
+        self.wake.notify_all();
+    }
+
+    /// The lengths proven, and the depth to which every first move was searched. After a
+    /// stop, a win is kept only if it is at most two plies deeper than that depth, as a
+    /// pass-by-pass search would have found it: then no other move can win sooner.
+    fn finish(self) -> Finished {
+        let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let searched = st
+            .lengths
+            .iter()
+            .zip(&st.failed)
+            .filter(|(l, _)| l.is_none())
+            .map(|(_, &f)| f)
+            .min()
+            .unwrap_or(self.max_plies);
+        let lengths = if st.stopped {
+            st.lengths
+                .iter()
+                .map(|l| l.filter(|&p| p <= searched + 2))
+                .collect()
+        } else {
+            st.lengths
+        };
+        Finished {
+            lengths,
+            searched_plies: if st.stopped { searched } else { self.max_plies },
+            stopped: st.stopped,
+            error: st.error,
+        }
+    }
+}
+
 /// The exact number of plies in which `attacker` forces mate from `pos` (either side to
 /// move), if it is at most `max_plies`; `None` when it is proven that it cannot within
 /// that. An error when stopped or when a table is damaged.
@@ -258,6 +395,7 @@ pub fn mate_distance(
     options: &Options,
     tb: Option<&Tablebase>,
 ) -> Result<Option<u32>, SolveError> {
+    legal(pos)?;
     let tt = Tt::new(options.hash_mb);
     let nodes = AtomicU64::new(0);
     let start = Instant::now();
@@ -270,6 +408,7 @@ pub fn mate_distance(
         deadline: options.time.map(|t| start + t),
         max_nodes: options.max_nodes,
         nodes: &nodes,
+        heuristics: &Heuristics::new(),
     };
     let mut searcher = Searcher::new(&shared);
     let mut p = pos.clone();
@@ -347,4 +486,74 @@ fn principal_variation(
         left -= 1;
     }
     Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tasks come shallowest first, a move's next depth only after its last one failed;
+    /// a stop keeps only the wins a pass-by-pass search would have kept.
+    #[test]
+    fn passes_hand_out_depths_in_order_and_a_stop_keeps_exact_wins() {
+        let passes = Passes::new(3, 9);
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            got.push(passes.next().unwrap());
+        }
+        assert_eq!(got, [(1, 0), (1, 1), (1, 2)]);
+        // move 1 wins at 1; moves 0 and 2 fail, then move 0 goes on alone for a while
+        passes.done(1, 1, Ok(true));
+        passes.done(1, 0, Ok(false));
+        passes.done(1, 2, Ok(false));
+        assert_eq!(passes.next(), Some((3, 0)));
+        assert_eq!(passes.next(), Some((3, 2)));
+        passes.done(3, 0, Ok(false));
+        assert_eq!(passes.next(), Some((5, 0)));
+        passes.done(5, 0, Ok(true));
+        // move 2 was searched to 1 only when the stop came
+        passes.done(3, 2, Err(Stop::Interrupted));
+        assert_eq!(passes.next(), None);
+        let f = passes.finish();
+        assert!(f.stopped);
+        assert_eq!(f.searched_plies, 1);
+        // the win in 5 is dropped: move 2 might still win in 3
+        assert_eq!(f.lengths, [None, Some(1), None]);
+
+        // without a stop every move runs to its win or to the bound
+        let passes = Passes::new(2, 3);
+        while let Some((d, i)) = passes.next() {
+            passes.done(d, i, Ok(i == 1 && d == 3));
+        }
+        let f = passes.finish();
+        assert!(!f.stopped);
+        assert_eq!(f.searched_plies, 3);
+        assert_eq!(f.lengths, [None, Some(3)]);
+    }
+
+    #[test]
+    fn an_illegal_position_is_refused() {
+        use crate::piece::{Color, Kind, Piece};
+        use crate::square::Square;
+        // black to move, and red's general stands in the black chariot's line (a FEN is
+        // refused for that; a placement put together by hand is not)
+        let mut pos = Position::scratch();
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        pos.set_placement(
+            &[
+                Piece::new(Color::Red, Kind::General),
+                Piece::new(Color::Black, Kind::General),
+                Piece::new(Color::Black, Kind::Chariot),
+            ],
+            &[sq("e0"), sq("d9"), sq("e5")],
+            Color::Black,
+        );
+        let e = solve(&pos, &Options::new(2), None).unwrap_err();
+        assert!(matches!(e, SolveError::Illegal(Color::Red)), "{e}");
+        assert!(e.to_string().contains("not a legal position"), "{e}");
+        assert!(mate_distance(&pos, Color::Black, 3, &Options::new(2), None).is_err());
+        // the same men with red to move: legal, and red's general simply steps aside
+        pos.pass_turn();
+        assert!(solve(&pos, &Options::new(2), None).is_ok());
+    }
 }

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use super::tt::{Bounds, Tt};
@@ -41,16 +41,72 @@ pub struct Shared<'a> {
     pub deadline: Option<Instant>,
     pub max_nodes: Option<u64>,
     pub nodes: &'a AtomicU64,
+    pub heuristics: &'a Heuristics,
+}
+
+/// The move-ordering memory every search thread shares: killer moves per ply (moves that
+/// decided a node at that distance from the root) and history counts per side and move.
+/// Racy by design: a lost update only changes which move is tried first.
+pub struct Heuristics {
+    killers: Box<[[AtomicU16; 2]]>,
+    history: Box<[AtomicU32]>,
+}
+
+const NO_KILLER: u16 = u16::MAX;
+
+impl Heuristics {
+    pub fn new() -> Heuristics {
+        Heuristics {
+            killers: (0..=MAX_PLY)
+                .map(|_| [AtomicU16::new(NO_KILLER), AtomicU16::new(NO_KILLER)])
+                .collect(),
+            history: (0..2 * 8100).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn killers(&self, ply: usize) -> [Option<Move>; 2] {
+        self.killers[ply.min(MAX_PLY)].each_ref().map(|k| {
+            let k = k.load(Relaxed);
+            (k != NO_KILLER).then(|| {
+                Move::new(
+                    Square::new_unchecked((k >> 8) as u8),
+                    Square::new_unchecked(k as u8),
+                )
+            })
+        })
+    }
+
+    #[inline]
+    fn history(&self, side: usize, m: Move) -> u32 {
+        self.history[side * 8100 + move_index(m)].load(Relaxed)
+    }
+
+    /// A move that decided its node: the first killer of its ply, and history credit.
+    fn reward(&self, side: usize, m: Move, d: u32, ply: usize) {
+        let code = (m.from().index() as u16) << 8 | m.to().index() as u16;
+        let k = &self.killers[ply.min(MAX_PLY)];
+        let first = k[0].load(Relaxed);
+        if first != code {
+            k[1].store(first, Relaxed);
+            k[0].store(code, Relaxed);
+        }
+        let h = &self.history[side * 8100 + move_index(m)];
+        h.store(h.load(Relaxed).saturating_add(d * d), Relaxed);
+    }
+}
+
+impl Default for Heuristics {
+    fn default() -> Heuristics {
+        Heuristics::new()
+    }
 }
 
 const MAX_PLY: usize = 256;
 
-/// One thread's search state: killer moves per ply, history counts, the tables it has
-/// looked up.
+/// One thread's search state: the tables it has looked up, its move lists.
 pub struct Searcher<'a> {
     shared: &'a Shared<'a>,
-    killers: Vec<[Option<Move>; 2]>,
-    history: Box<[[u32; 8100]; 2]>,
     tables: HashMap<Material, Option<Arc<Table>>, BuildHasherDefault<MaterialHasher>>,
     nodes: u64,
     /// Scored move lists, one per ply, reused.
@@ -119,8 +175,6 @@ impl<'a> Searcher<'a> {
     pub fn new(shared: &'a Shared<'a>) -> Searcher<'a> {
         Searcher {
             shared,
-            killers: vec![[None; 2]; MAX_PLY + 1],
-            history: Box::new([[0; 8100]; 2]),
             tables: HashMap::default(),
             nodes: 0,
             scored: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
@@ -261,7 +315,7 @@ impl<'a> Searcher<'a> {
         // times the nodes)
         let (m, remembered) = match known.best() {
             Some(m) => (m, true),
-            None if d == 2 => match self.killers[ply.min(MAX_PLY)][0] {
+            None if d == 2 => match self.shared.heuristics.killers(ply)[0] {
                 Some(m) => (m, false),
                 None => return Ok(None),
             },
@@ -285,16 +339,14 @@ impl<'a> Searcher<'a> {
     fn mate_in_one(&mut self, pos: &mut Position) -> bool {
         // (the mover's own legality only once a move is worth a closer look)
         let mut legality = None;
+        // (the defender is not in check: every position searched is legal, the root's
+        // legality being tested by `solve` and `mate_distance`)
         pos.pass_turn();
-        let witnesses = if pos.is_check() {
-            // (not a legal position with the attacker to move; nothing is assumed)
-            Witnesses::default()
-        } else {
-            // (sensitive to every kind of piece and to the other general, whatever the
-            // attacker has: its general may come to the file a witness would leave)
-            let general = pos.general(pos.turn());
-            Witnesses::of(pos, crate::movegen::sensitive_points_of(general))
-        };
+        debug_assert!(!pos.is_check(), "an illegal position searched: {pos}");
+        // (sensitive to every kind of piece and to the other general, whatever the
+        // attacker has: its general may come to the file a witness would leave)
+        let general = pos.general(pos.turn());
+        let witnesses = Witnesses::of(pos, crate::movegen::sensitive_points_of(general));
         pos.pass_turn();
         let checks = CheckFilter::new(pos);
         // only the moves that may check or take every witness away
@@ -315,8 +367,9 @@ impl<'a> Searcher<'a> {
             }
             self.nodes += 1;
             let undo = pos.play_unchecked(m);
-            // (a move that got this far either checks or may stalemate)
-            let mated = !pos.has_legal_move();
+            // (a move that got this far either checks or may stalemate; whether it
+            // checks is known exactly)
+            let mated = !pos.has_legal_move_knowing(check);
             pos.undo(m, undo);
             if mated {
                 return true;
@@ -354,11 +407,11 @@ impl<'a> Searcher<'a> {
         let mut scored = std::mem::take(&mut self.scored[ply.min(MAX_PLY)]);
         scored.clear();
         let tt_move = known.best();
-        let killers = self.killers[ply.min(MAX_PLY)];
+        let killers = self.shared.heuristics.killers(ply);
         let side = pos.turn().index();
         let checks = CheckFilter::new(pos);
         for &m in list.iter() {
-            let mut s = self.history[side][move_index(m)].min(99_999);
+            let mut s = self.shared.heuristics.history(side, m).min(99_999);
             if Some(m) == tt_move {
                 s += 10_000_000;
             }
@@ -469,13 +522,7 @@ impl<'a> Searcher<'a> {
 
     /// A move that decided its node: a killer at its ply and history credit.
     fn reward(&mut self, side: usize, m: Move, d: u32, ply: usize) {
-        let k = &mut self.killers[ply.min(MAX_PLY)];
-        if k[0] != Some(m) {
-            k[1] = k[0];
-            k[0] = Some(m);
-        }
-        let h = &mut self.history[side][move_index(m)];
-        *h = h.saturating_add(d * d);
+        self.shared.heuristics.reward(side, m, d, ply);
     }
 
     /// The exact number of plies in which the attacker mates from `pos`, if it is at most
@@ -902,6 +949,7 @@ mod tests {
                 deadline: None,
                 max_nodes: None,
                 nodes: &nodes,
+                heuristics: &Heuristics::new(),
             };
             let mut searcher = Searcher::new(&shared);
             let mut by_check = false;
