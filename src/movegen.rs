@@ -211,7 +211,7 @@ impl Position {
 
     /// Every occupied point.
     #[inline(always)]
-    fn occupancy(&self) -> u128 {
+    pub(crate) fn occupancy(&self) -> u128 {
         self.occupied[0] | self.occupied[1]
     }
 
@@ -698,7 +698,7 @@ impl Position {
     /// The points the piece on `f` (of the side to move) may move to by the piece rules:
     /// the empty ones, and those holding a piece of the other side.
     #[inline(always)]
-    fn targets(&self, f: usize, occupied: u128) -> (u128, u128) {
+    pub(crate) fn targets(&self, f: usize, occupied: u128) -> (u128, u128) {
         let piece = self.board[f].expect("a piece of the side to move");
         let theirs = self.occupied[(!piece.color).index()];
         let empty = |i: u8| occupied & point_bit(i as usize) == 0;

@@ -46,6 +46,7 @@ pub enum VerifyError {
 
 const CHUNK: u64 = 1 << 14;
 
+
 /// Checks a table entry by entry and its checksum; returns the number of legal positions
 /// (entries, not counting mirror images) checked.
 pub fn verify(
@@ -80,7 +81,6 @@ pub fn verify(
         let mut squares: Squares = [Square::new(0).expect("a0"); MAX_PIECES];
         let mut pos = Position::scratch();
         let mut subs = SubTables::new();
-        let mut list = MoveList::new();
         let mut decoder = super::index::Decoder::new(layout);
         // the placement `pos` holds, once it holds one
         let mut on_board: Option<Squares> = None;
@@ -133,7 +133,6 @@ pub fn verify(
                         &squares[..n],
                         (index, stored),
                         &mut subs,
-                        &mut list,
                     )
                 } else if stored != code::ILLEGAL {
                     Err(Failure::Wrong(
@@ -307,7 +306,6 @@ fn check_fast(
     squares: &[Square],
     (index, stored): (u64, u8),
     subs: &mut SubTables,
-    list: &mut MoveList,
 ) -> Result<bool, Failure> {
     let slow = |pos: &mut Position, subs: &mut SubTables| {
         check(table, tb, pos, squares, (index, stored), subs)
@@ -321,25 +319,24 @@ fn check_fast(
         return slow(pos, subs);
     };
     let layout = table.layout();
-    list.clear();
-    pos.pseudo_moves(list);
+    // piece by piece, from each one's target points (the rules engine's, as bits): a quiet
+    // move's entry is its piece's slot moved, with no search for the slot
+    let occupied = pos.occupancy();
     // (the rules engine's legality, for captures only, once one comes)
     let mut legality = None;
     // the mover's preference of its best move so far (none: lost in 0)
     let mut best = Value::Loss(0).preference();
-    for &m in list.iter() {
-        let rank = if pos.piece_at(m.to()).is_some() {
-            if !legality
-                .get_or_insert_with(|| pos.legality_knowing(kinds, attacked[turn.index()]))
-                .move_is_legal(pos, m)
-            {
-                continue;
-            }
-            capture_value(tb, pos, m, subs)?.for_mover().preference()
-        } else {
-            let ci = quiet_child(layout, (index, squares), m);
+    for (slot, (&from, piece)) in squares.iter().zip(layout.pieces()).enumerate() {
+        if piece.color != turn {
+            continue;
+        }
+        let (mut quiet, mut captures) = pos.targets(from.index(), occupied);
+        while quiet != 0 {
+            let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
+            quiet &= quiet - 1;
+            let ci = layout.index_after_move(index, squares, slot, to);
             let c = table.code_of_checked(!turn, ci);
-            match ranks.0[c as usize] {
+            let rank = match ranks.0[c as usize] {
                 Some(r) => r,
                 // the move leaves the mover's general attacked
                 None if c == code::ILLEGAL => continue,
@@ -347,9 +344,22 @@ fn check_fast(
                     Some(v) => v.for_mover().preference(),
                     None => return slow(pos, subs),
                 },
+            };
+            best = best.max(rank);
+        }
+        while captures != 0 {
+            let to = Square::new_unchecked(captures.trailing_zeros() as u8);
+            captures &= captures - 1;
+            let m = Move::new(from, to);
+            if !legality
+                .get_or_insert_with(|| pos.legality_knowing(kinds, attacked[turn.index()]))
+                .move_is_legal(pos, m)
+            {
+                continue;
             }
-        };
-        best = best.max(rank);
+            let rank = capture_value(tb, pos, m, subs)?.for_mover().preference();
+            best = best.max(rank);
+        }
     }
     if best == stored_value.preference() {
         Ok(true)
