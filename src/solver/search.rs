@@ -183,8 +183,9 @@ impl<'a> Searcher<'a> {
 
     /// Adds this thread's node count to the shared one.
     pub fn flush_nodes(&mut self) {
-        self.shared.nodes.fetch_add(self.nodes, Relaxed);
+        let total = self.shared.nodes.fetch_add(self.nodes, Relaxed) + self.nodes;
         self.nodes = 0;
+        self.shared.tt.grow_after(total);
     }
 
     fn tick(&mut self) -> Result<(), Stop> {

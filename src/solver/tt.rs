@@ -8,7 +8,10 @@
 //! anywhere hold everywhere. Each slot is two atomic words, the key XOR-ed with the data
 //! and the data, so that a slot torn by two writers reads as a miss, never as a wrong hit.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
+use std::sync::atomic::{
+    AtomicBool, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 
 use crate::moves::Move;
 use crate::square::Square;
@@ -94,16 +97,49 @@ impl Bounds {
     }
 }
 
-/// The shared table: a power-of-two number of two-word slots.
+/// The shared table: a power-of-two number of two-word slots. It starts small and grows to
+/// its full size once the proof turns out long (see [`Tt::grow_after`]): a short proof then
+/// touches a few hundred kilobytes instead of paying for a large table's fresh pages, and a
+/// long one gets the whole table on huge pages.
 pub struct Tt {
+    small: Slots,
+    /// The full table, once grown (never when the full size is the small one's).
+    full: OnceLock<Slots>,
+    full_slots: usize,
+    /// Whether `full` is the table in use.
+    grown: AtomicBool,
+}
+
+/// A power-of-two number of slots.
+struct Slots {
     slots: Box<[[AtomicU64; 2]]>,
     mask: u64,
 }
 
+impl Slots {
+    fn new(n: usize, huge: bool) -> Slots {
+        Slots {
+            slots: zeroed_slots(n, huge),
+            mask: n as u64 - 1,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &[AtomicU64; 2] {
+        &self.slots[(key & self.mask) as usize]
+    }
+}
+
+/// The small table's slots (1 MB): enough for the proofs that take a few milliseconds.
+const SMALL_SLOTS: usize = 1 << 16;
+/// The table grows after this many nodes, while the small one is still mostly free (later,
+/// the bounds lost to its collisions cost the heaviest proofs 5% more nodes).
+const GROW_AFTER: u64 = SMALL_SLOTS as u64 / 4;
+
 /// `n` empty slots from zeroed memory: the system hands out zero pages lazily, so a large
 /// table costs nothing until it is used (writing every slot first took milliseconds, more
 /// than a short proof).
-fn zeroed_slots(n: usize) -> Box<[[AtomicU64; 2]]> {
+fn zeroed_slots(n: usize, huge: bool) -> Box<[[AtomicU64; 2]]> {
     assert!(n > 0);
     let layout = std::alloc::Layout::array::<[AtomicU64; 2]>(n).expect("a table that fits");
     // SAFETY: the layout is not empty; all-zero bytes are a valid AtomicU64 (zero); the
@@ -114,7 +150,9 @@ fn zeroed_slots(n: usize) -> Box<[[AtomicU64; 2]]> {
             std::alloc::handle_alloc_error(layout);
         }
         let slots = Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n));
-        ask_for_huge_pages(p as usize, n * std::mem::size_of::<[AtomicU64; 2]>());
+        if huge {
+            ask_for_huge_pages(p as usize, n * std::mem::size_of::<[AtomicU64; 2]>());
+        }
         slots
     }
 }
@@ -155,14 +193,56 @@ impl Tt {
             want.next_power_of_two() / 2
         };
         Tt {
-            slots: zeroed_slots(n),
-            mask: n as u64 - 1,
+            small: Slots::new(n.min(SMALL_SLOTS), false),
+            full: OnceLock::new(),
+            full_slots: n,
+            grown: AtomicBool::new(false),
+        }
+    }
+
+    #[inline]
+    fn table(&self) -> &Slots {
+        if self.grown.load(Acquire) {
+            // (set only after `full` was)
+            self.full.get().unwrap_or(&self.small)
+        } else {
+            &self.small
         }
     }
 
     #[inline]
     fn slot(&self, key: u64) -> &[AtomicU64; 2] {
-        &self.slots[(key & self.mask) as usize]
+        self.table().slot(key)
+    }
+
+    /// Grows the table to its full size once `nodes` (the proof's count so far) reaches
+    /// [`GROW_AFTER`], moving what it holds. Entries another thread stores in the small
+    /// table meanwhile may be lost: a lost bound costs work, never a wrong answer.
+    pub fn grow_after(&self, nodes: u64) {
+        if self.full_slots <= self.small.slots.len()
+            || nodes < GROW_AFTER
+            || self.grown.load(Relaxed)
+        {
+            return;
+        }
+        let mut moved = false;
+        let full = self.full.get_or_init(|| {
+            moved = true;
+            let full = Slots::new(self.full_slots, true);
+            for s in self.small.slots.iter() {
+                let (k, data) = (s[0].load(Relaxed), s[1].load(Relaxed));
+                if data != 0 {
+                    let t = full.slot(k ^ data);
+                    t[0].store(k, Relaxed);
+                    t[1].store(data, Relaxed);
+                }
+            }
+            full
+        });
+        if moved {
+            debug_assert_eq!(full.slots.len(), self.full_slots);
+            self.grown.store(true, Release);
+        }
     }
 
     /// What is known of a position (nothing when its slot holds another).
@@ -214,5 +294,37 @@ mod tests {
         assert!(never.no_mate_within(250));
         let m = Move::new(Square::new(3).unwrap(), Square::new(89).unwrap());
         assert_eq!(Bounds::NONE.with_best(m).best(), Some(m));
+    }
+
+    /// What the small table holds is still there once the table has grown, and keys that
+    /// shared a small slot get slots of their own.
+    #[test]
+    fn growing_keeps_the_entries() {
+        let tt = Tt::new(4);
+        let keys: Vec<u64> = (1..=5000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let bound = |i: usize| Bounds::NONE.with_no_mate_within(i as u32 % 200);
+        for (i, &k) in keys.iter().enumerate() {
+            tt.put(k, bound(i));
+        }
+        let before: Vec<Bounds> = keys.iter().map(|&k| tt.get(k)).collect();
+        tt.grow_after(10);
+        assert!(!tt.grown.load(Relaxed), "grown before its time");
+        tt.grow_after(GROW_AFTER);
+        assert!(tt.grown.load(Relaxed));
+        assert_eq!(tt.table().slots.len(), 4 << 16);
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(tt.get(k), before[i], "key {i}");
+        }
+        // a colliding key overwrote a small slot; in the full table both fit
+        let (a, b) = (7u64, 7 + (SMALL_SLOTS as u64));
+        tt.put(a, bound(1));
+        tt.put(b, bound(2));
+        assert_eq!((tt.get(a), tt.get(b)), (bound(1), bound(2)));
+        // a table no larger than the small one never grows
+        let one = Tt::new(1);
+        one.grow_after(u64::MAX);
+        assert!(!one.grown.load(Relaxed));
     }
 }

@@ -46,7 +46,6 @@ pub enum VerifyError {
 
 const CHUNK: u64 = 1 << 14;
 
-
 /// Checks a table entry by entry and its checksum; returns the number of legal positions
 /// (entries, not counting mirror images) checked.
 pub fn verify(
