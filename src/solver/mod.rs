@@ -85,7 +85,7 @@ impl Options {
 pub struct Live {
     /// Nodes searched so far.
     pub nodes: AtomicU64,
-    /// The depth (plies) of the pass under way.
+    /// The depth (plies) of the deepest pass under way.
     pub depth: AtomicU32,
     /// First moves proven to win so far.
     pub proven: AtomicU32,
@@ -203,7 +203,7 @@ pub fn solve(
                 let mut searcher = Searcher::new(&shared);
                 let mut scratch = pos.clone();
                 while let Some((d, i)) = passes.next() {
-                    options.live.depth.store(d, Relaxed);
+                    options.live.depth.fetch_max(d, Relaxed);
                     let m = roots[i];
                     let undo = scratch.play_unchecked(m);
                     let r = searcher.mates_within(&mut scratch, d - 1, 1);
