@@ -204,10 +204,14 @@ pub fn solve(
                 let mut scratch = pos.clone();
                 while let Some((d, i)) = passes.next() {
                     options.live.depth.fetch_max(d, Relaxed);
+                    // (should the search panic, the other threads must not wait for this
+                    // task forever: the guard stops the proof as it unwinds)
+                    let guard = Abandon(&passes);
                     let m = roots[i];
                     let undo = scratch.play_unchecked(m);
                     let r = searcher.mates_within(&mut scratch, d - 1, 1);
                     scratch.undo(m, undo);
+                    std::mem::forget(guard);
                     searcher.flush_nodes();
                     options.live.nodes.store(nodes.load(Relaxed), Relaxed);
                     if matches!(r, Ok(true)) {
@@ -282,6 +286,19 @@ struct PassState {
     failed: Vec<u32>,
     stopped: bool,
     error: Option<TableError>,
+}
+
+/// Stops the passes if dropped, which happens only when a task unwinds.
+struct Abandon<'a>(&'a Passes);
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        let mut st = self.0.lock();
+        st.running -= 1;
+        st.stopped = true;
+        drop(st);
+        self.0.wake.notify_all();
+    }
 }
 
 /// What the root's passes proved.
@@ -529,6 +546,21 @@ mod tests {
         assert!(!f.stopped);
         assert_eq!(f.searched_plies, 3);
         assert_eq!(f.lengths, [None, Some(3)]);
+    }
+
+    /// A task that unwinds stops the proof, so that no other thread waits for it.
+    #[test]
+    fn an_abandoned_task_stops_the_passes() {
+        let passes = Passes::new(2, 5);
+        let first = passes.next().unwrap();
+        let second = passes.next().unwrap();
+        assert_eq!((first, second), ((1, 0), (1, 1)));
+        passes.done(1, 1, Ok(false));
+        drop(Abandon(&passes));
+        assert_eq!(passes.next(), None);
+        let f = passes.finish();
+        assert!(f.stopped);
+        assert_eq!(f.searched_plies, 0);
     }
 
     #[test]
