@@ -331,7 +331,9 @@ impl Passes {
     }
 
     /// The next task, waiting while the others' running tasks may still queue one; `None`
-    /// when the proof is over or stopped.
+    /// when the proof is over or stopped. (The wait is safe because a task never calls into
+    /// rayon: a worker waiting here could otherwise be the one to steal, and sit above, the
+    /// very job whose task it waits for.)
     fn next(&self) -> Option<(u32, usize)> {
         let mut st = self.lock();
         loop {
