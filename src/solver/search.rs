@@ -288,7 +288,7 @@ impl<'a> Searcher<'a> {
                 // depth 2, but the deeper passes find a better first try by ordering)
                 if remembered {
                     self.shared.tt.put(key, now.with_best(m));
-                    self.reward(pos.turn().index(), m, d, ply);
+                    self.shared.heuristics.reward(pos.turn().index(), m, d, ply);
                 } else {
                     self.shared.tt.put(key, now);
                 }
@@ -450,7 +450,7 @@ impl<'a> Searcher<'a> {
                     now.with_no_mate_within(d)
                 };
                 self.shared.tt.put(key, b.with_best(m));
-                self.reward(side, m, d, ply);
+                self.shared.heuristics.reward(side, m, d, ply);
                 attacker
             }
             Tried::Exhausted => {
@@ -519,11 +519,6 @@ impl<'a> Searcher<'a> {
         } else {
             Tried::NoLegalMove
         })
-    }
-
-    /// A move that decided its node: a killer at its ply and history credit.
-    fn reward(&mut self, side: usize, m: Move, d: u32, ply: usize) {
-        self.shared.heuristics.reward(side, m, d, ply);
     }
 
     /// The exact number of plies in which the attacker mates from `pos`, if it is at most
