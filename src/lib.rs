@@ -42,7 +42,7 @@ pub mod tablebase;
 mod tables;
 
 pub use fen::FenError;
-pub use movegen::{Attackers, GameEnd, IllegalMove, Legality};
+pub use movegen::{Attackers, GameEnd, IllegalMove, Legality, UnmoveLegality};
 pub use moves::{Move, MoveList};
 pub use piece::{Color, Kind, Piece};
 pub use position::{Position, START_FEN, Setup};

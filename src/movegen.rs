@@ -144,11 +144,20 @@ impl Legality {
     pub fn move_is_legal(&self, pos: &Position, m: Move) -> bool {
         self.harmless(m) || pos.is_legal_pseudo_against(m, self.kinds)
     }
+}
 
+/// [`Legality`] for un-moves: an un-move by the side that just moved may put any of its
+/// pieces back where it attacks the general of the side to move (a horse on its point of
+/// attack, a soldier beside it, the other general on its file), so more points are
+/// sensitive than for moves.
+#[derive(Clone, Copy, Debug)]
+pub struct UnmoveLegality(Legality);
+
+impl UnmoveLegality {
     /// Whether an un-move (from [`Position::pseudo_unmoves`]) leads to a legal position.
     #[inline(always)]
     pub fn unmove_is_legal(&self, pos: &Position, u: Move) -> bool {
-        self.harmless(u) || pos.is_legal_unmove_against(u, self.kinds)
+        self.0.harmless(u) || pos.is_legal_unmove_against(u, self.0.kinds)
     }
 }
 
@@ -215,7 +224,7 @@ impl Position {
         self.occupied[0] | self.occupied[1]
     }
 
-    /// Precomputes what [`Legality`] needs to test this position's moves and un-moves.
+    /// Precomputes what [`Legality`] needs to test this position's moves.
     #[inline]
     pub fn legality(&self) -> Legality {
         self.legality_against(self.attacker_kinds())
@@ -245,9 +254,51 @@ impl Position {
 
     /// [`Position::legality_against`] when whether the side to move is in check is known
     /// too (`in_check` must be [`Position::in_check_against`] of the side to move).
+    ///
+    /// A move of the side to move that is not the general's, while its general is not in
+    /// check, can only expose the general: it leaves a file or rank of a chariot or cannon,
+    /// or the file between the generals, or the leg of a horse that stands where it would
+    /// attack the general; or it becomes a cannon's screen. It never lets a soldier attack.
+    /// So the sensitive points are the general, its lines when the other side has chariots
+    /// or cannons (else the points between the generals on one file), and the legs of the
+    /// horses actually aimed at it.
     #[inline]
     pub fn legality_knowing(&self, kinds: Attackers, in_check: bool) -> Legality {
         debug_assert_eq!(in_check, self.in_check_against(self.turn, kinds));
+        let us = self.turn;
+        let g = self.generals[us.index()].index();
+        let mut sensitive = point_bit(g);
+        if kinds.sliders {
+            sensitive |= MASKS.lines[g];
+        } else {
+            let eg = self.generals[(!us).index()].index();
+            if eg % 9 == g % 9 {
+                sensitive |= between(g, eg);
+            }
+        }
+        if kinds.horses && MASKS.horse_zone[g] & self.occupied[(!us).index()] != 0 {
+            let horse = Some(Piece::new(!us, Kind::Horse));
+            for &(from, leg) in &HORSE_SOURCES[g] {
+                if from == NONE {
+                    break;
+                }
+                if self.board[from as usize] == horse {
+                    sensitive |= point_bit(leg as usize);
+                }
+            }
+        }
+        Legality {
+            in_check,
+            sensitive,
+            kinds,
+        }
+    }
+
+    /// What tests this position's un-moves (see [`UnmoveLegality`]); `kinds` must include
+    /// every kind of attacker the side not to move has.
+    #[inline]
+    pub fn unmove_legality_against(&self, kinds: Attackers) -> UnmoveLegality {
+        let in_check = self.in_check_against(self.turn, kinds);
         let us = self.turn;
         let g = self.generals[us.index()].index();
         let Attackers {
@@ -255,8 +306,8 @@ impl Position {
             horses,
             soldiers,
         } = kinds;
-        // Always: the general itself and the palace points of its file (where a general
-        // may come to face it).
+        // Always: the general itself and the palace points of its file (where the other
+        // general may come back to face it).
         let mut sensitive = point_bit(g) | (MASKS.file[g] & MASKS.palaces);
         if sliders {
             sensitive |= MASKS.lines[g];
@@ -272,11 +323,11 @@ impl Position {
         if horses {
             sensitive |= MASKS.horse_zone[g];
         }
-        Legality {
+        UnmoveLegality(Legality {
             in_check,
             sensitive,
             kinds,
-        }
+        })
     }
 
     /// [`Position::in_check`] when the kinds of attacker the other side has are known;
@@ -855,7 +906,7 @@ impl Position {
     pub fn unmoves(&self) -> MoveList {
         let mut list = MoveList::new();
         self.pseudo_unmoves(&mut list);
-        let legality = self.legality();
+        let legality = self.unmove_legality_against(self.attacker_kinds());
         list.retain(|m| legality.unmove_is_legal(self, m));
         list
     }
@@ -1111,6 +1162,59 @@ mod tests {
             }
         }
         assert!(checked > 100_000);
+    }
+
+    /// The quick legality tests of moves and of un-moves agree with playing (or unplaying)
+    /// the move and asking whether the general of the side that is not to move then is
+    /// attacked, on positions from random play, horses aimed at palaces among them.
+    #[test]
+    fn quick_legality_agrees_with_playing_the_move() {
+        let starts = [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+            "3akab2/9/4b1N2/2N6/9/9/9/4B4/4A4/3AK4 w - - 0 1",
+            "2bak4/4a4/3N5/2N6/9/9/4p4/9/4n4/3K5 b - - 0 1",
+            "4k4/9/9/9/2n1n4/9/9/3A1A3/4K4/9 w - - 0 1",
+        ];
+        let mut next = xorshift(0x51a3_9d2c_77e1_0b4f);
+        let (mut moves, mut unmoves, mut pinned) = (0, 0, 0);
+        for fen in starts {
+            for _ in 0..30 {
+                let mut pos: Position = fen.parse().unwrap();
+                for _ in 0..60 {
+                    let us = pos.turn();
+                    let legality = pos.legality();
+                    let mut list = MoveList::new();
+                    pos.pseudo_moves(&mut list);
+                    for &m in list.iter() {
+                        let mut after = pos.clone();
+                        after.play_unchecked(m);
+                        let legal = !after.in_check(us);
+                        assert_eq!(legality.move_is_legal(&pos, m), legal, "{m:?} in {pos}");
+                        moves += 1;
+                        pinned += usize::from(!legal && !pos.is_check());
+                    }
+                    let back = pos.unmove_legality_against(pos.attacker_kinds());
+                    list.clear();
+                    pos.pseudo_unmoves(&mut list);
+                    for &u in list.iter() {
+                        let mut before = pos.clone();
+                        before.unplay_unchecked(u);
+                        let legal = !before.in_check(us);
+                        assert_eq!(back.unmove_is_legal(&pos, u), legal, "{u:?} into {pos}");
+                        unmoves += 1;
+                    }
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    pos.play_unchecked(legal[(next() % legal.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(
+            moves > 50_000 && unmoves > 50_000 && pinned > 100,
+            "{moves} moves, {unmoves} un-moves, {pinned} illegal out of check"
+        );
     }
 
     /// The bit count of quiet moves equals counting the listed moves one by one (with every

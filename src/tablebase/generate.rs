@@ -982,7 +982,7 @@ impl Solver<'_> {
         }
         let legality = s
             .pos
-            .legality_against(self.attackers[(!s.pos.turn()).index()]);
+            .unmove_legality_against(self.attackers[(!s.pos.turn()).index()]);
         let bk = self.black_general;
         let child_symmetric = index::pair_is_symmetric(s.squares[0], s.squares[bk]);
         // the pieces of the side that just moved, one slot at a time
