@@ -6,8 +6,9 @@ use crate::piece::{Color, Kind, Piece};
 use crate::position::{Position, point_bit};
 use crate::square::Square;
 use crate::tables::{
-    ADVISOR_STEPS, DIR_STEP, ELEPHANT_STEPS, GENERAL_STEPS, HORSE_SOURCES, HORSE_STEPS, NONE,
-    RAY_LEN, RAYS,
+    ADVISOR_REACH, ADVISOR_STEPS, DIR_STEP, ELEPHANT_REACH, ELEPHANT_STEPS, GENERAL_REACH,
+    GENERAL_STEPS, HORSE_ATTACKS, HORSE_REACH, HORSE_SOURCES, HORSE_STEPS, NONE, RAY_LEN, RAYS,
+    SOLDIER_REACH,
 };
 
 /// How a game stands when the side to move has no legal move: it has lost.
@@ -276,14 +277,11 @@ impl Position {
                 sensitive |= between(g, eg);
             }
         }
-        if kinds.horses && MASKS.horse_zone[g] & self.occupied[(!us).index()] != 0 {
+        if kinds.horses {
             let horse = Some(Piece::new(!us, Kind::Horse));
-            for &(from, leg) in &HORSE_SOURCES[g] {
-                if from == NONE {
-                    break;
-                }
-                if self.board[from as usize] == horse {
-                    sensitive |= point_bit(leg as usize);
+            for from in squares_of(HORSE_ATTACKS.origins[g] & self.occupied[(!us).index()]) {
+                if self.board[from.index()] == horse {
+                    sensitive |= point_bit(HORSE_ATTACKS.leg[g][from.index()] as usize);
                 }
             }
         }
@@ -754,35 +752,24 @@ impl Position {
         let theirs = self.occupied[(!piece.color).index()];
         let empty = |i: u8| occupied & point_bit(i as usize) == 0;
         // the points a piece reaches, captures or not
-        let mut reach = 0u128;
-        match piece.kind {
-            Kind::General | Kind::Advisor => {
-                let steps = if piece.kind == Kind::General {
-                    &GENERAL_STEPS[f]
-                } else {
-                    &ADVISOR_STEPS[f]
-                };
-                for &to in steps {
-                    if to == NONE {
-                        break;
-                    }
-                    reach |= point_bit(to as usize);
-                }
-            }
+        let reach = match piece.kind {
+            Kind::General => GENERAL_REACH[f],
+            Kind::Advisor => ADVISOR_REACH[f],
             Kind::Elephant | Kind::Horse => {
-                let steps = if piece.kind == Kind::Elephant {
-                    &ELEPHANT_STEPS[f][..]
+                let table = if piece.kind == Kind::Elephant {
+                    &ELEPHANT_REACH
                 } else {
-                    &HORSE_STEPS[f][..]
+                    &HORSE_REACH
                 };
-                for &(to, block) in steps {
-                    if to == NONE {
+                // which of the points that can block its steps are empty
+                let mut pattern = 0;
+                for (k, &block) in table.blocks[f].iter().enumerate() {
+                    if block == NONE {
                         break;
                     }
-                    if empty(block) {
-                        reach |= point_bit(to as usize);
-                    }
+                    pattern |= usize::from(empty(block)) << k;
                 }
+                table.reach[f][pattern]
             }
             Kind::Chariot | Kind::Cannon => {
                 // each half-line up to its first piece (the screen, for a cannon), then
@@ -825,21 +812,8 @@ impl Position {
                 }
                 return (quiet, captures);
             }
-            Kind::Soldier => {
-                let from = sq(f as u8);
-                let us = piece.color;
-                if let Some(to) = from.offset(0, us.forward()) {
-                    reach |= point_bit(to.index());
-                }
-                if !from.on_own_half(us) {
-                    for df in [-1, 1] {
-                        if let Some(to) = from.offset(df, 0) {
-                            reach |= point_bit(to.index());
-                        }
-                    }
-                }
-            }
-        }
+            Kind::Soldier => SOLDIER_REACH[piece.color.index()][f],
+        };
         (reach & !occupied, reach & theirs)
     }
 
@@ -1065,11 +1039,9 @@ fn general_attacked<F: Fn(usize) -> Option<Piece>>(
     }
     if kinds.horses {
         let horse = Some(Piece::new(by, Kind::Horse));
-        for &(from, leg) in &HORSE_SOURCES[k] {
-            if from == NONE {
-                break;
-            }
-            if at(from as usize) == horse && at(leg as usize).is_none() {
+        for from in squares_of(board.occupied & HORSE_ATTACKS.origins[k]) {
+            let leg = HORSE_ATTACKS.leg[k][from.index()] as usize;
+            if board.occupied & point_bit(leg) == 0 && at(from.index()) == horse {
                 return true;
             }
         }

@@ -169,6 +169,127 @@ pub(crate) static HORSE_SOURCES: [[(u8, u8); 8]; 90] = {
     t
 };
 
+/// Where a horse attacks each point from ([`HORSE_SOURCES`]' origins), as a mask, and for
+/// each such origin the leg of that attack (NONE elsewhere).
+pub(crate) struct HorseAttacks {
+    pub(crate) origins: [u128; 90],
+    pub(crate) leg: [[u8; 90]; 90],
+}
+
+pub(crate) static HORSE_ATTACKS: HorseAttacks = {
+    let mut t = HorseAttacks {
+        origins: [0; 90],
+        leg: [[NONE; 90]; 90],
+    };
+    let mut s = 0;
+    while s < 90 {
+        let mut i = 0;
+        while i < 8 && HORSE_SOURCES[s][i].0 != NONE {
+            let (from, leg) = HORSE_SOURCES[s][i];
+            t.origins[s] |= 1u128 << from;
+            t.leg[s][from as usize] = leg;
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// The points a step piece reaches from each point whatever stands around it, as a mask
+/// (a target that holds a piece of its own side is taken out by the caller).
+const fn step_reach(steps: &[[u8; 4]; 90]) -> [u128; 90] {
+    let mut t = [0u128; 90];
+    let mut s = 0;
+    while s < 90 {
+        let mut i = 0;
+        while i < 4 && steps[s][i] != NONE {
+            t[s] |= 1u128 << steps[s][i];
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// [`GENERAL_STEPS`] as masks.
+pub(crate) static GENERAL_REACH: [u128; 90] = step_reach(&GENERAL_STEPS);
+
+/// [`ADVISOR_STEPS`] as masks.
+pub(crate) static ADVISOR_REACH: [u128; 90] = step_reach(&ADVISOR_STEPS);
+
+/// A piece whose steps can be blocked (horse, elephant), as masks: from each point, the
+/// points that block its steps (at most four, NONE-padded), and for each pattern of them
+/// (bit `k` set: `blocks[k]` is empty) the points it reaches.
+pub(crate) struct BlockedReach {
+    pub(crate) blocks: [[u8; 4]; 90],
+    pub(crate) reach: [[u128; 16]; 90],
+}
+
+const fn blocked_reach<const N: usize>(steps: &[[(u8, u8); N]; 90]) -> BlockedReach {
+    let mut t = BlockedReach {
+        blocks: [[NONE; 4]; 90],
+        reach: [[0; 16]; 90],
+    };
+    let mut s = 0;
+    while s < 90 {
+        let mut i = 0;
+        while i < N && steps[s][i].0 != NONE {
+            let (to, block) = steps[s][i];
+            // the block's place among the point's blocks, added when new
+            let mut k = 0;
+            while t.blocks[s][k] != NONE && t.blocks[s][k] != block {
+                k += 1;
+            }
+            t.blocks[s][k] = block;
+            let mut pattern = 0;
+            while pattern < 16 {
+                if pattern & (1 << k) != 0 {
+                    t.reach[s][pattern] |= 1u128 << to;
+                }
+                pattern += 1;
+            }
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// [`HORSE_STEPS`] as masks by leg.
+pub(crate) static HORSE_REACH: BlockedReach = blocked_reach(&HORSE_STEPS);
+
+/// [`ELEPHANT_STEPS`] as masks by eye.
+pub(crate) static ELEPHANT_REACH: BlockedReach = blocked_reach(&ELEPHANT_STEPS);
+
+/// The points a soldier of each side (red, black) reaches from each point: forward, and
+/// sideways once across the river.
+pub(crate) static SOLDIER_REACH: [[u128; 90]; 2] = {
+    let mut t = [[0u128; 90]; 2];
+    let mut s = 0;
+    while s < 90 {
+        let f = (s % 9) as i8;
+        let r = (s / 9) as i8;
+        let mut c = 0;
+        while c < 2 {
+            let (forward, crossed) = if c == 0 { (1, r >= 5) } else { (-1, r <= 4) };
+            if on_board(f, r + forward) {
+                t[c][s] |= 1u128 << sq(f, r + forward);
+            }
+            if crossed {
+                if on_board(f - 1, r) {
+                    t[c][s] |= 1u128 << sq(f - 1, r);
+                }
+                if on_board(f + 1, r) {
+                    t[c][s] |= 1u128 << sq(f + 1, r);
+                }
+            }
+            c += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
