@@ -157,6 +157,41 @@ fn pair_comb(a: u64, b: u64) -> u64 {
     hi * (hi - 1) / 2 + lo
 }
 
+/// See [`Layout::slot_moves`].
+pub struct SlotMoves<'a> {
+    layout: &'a Layout,
+    index: u64,
+    squares: &'a [Square],
+    slot: usize,
+    by: By<'a>,
+}
+
+/// How [`SlotMoves`] finds an entry: the index without the piece's group, and its group
+/// (alone, or with the other piece of a pair); or [`Layout::index_after_move`] itself.
+enum By<'a> {
+    Single { base: u64, g: &'a Group },
+    Pair { base: u64, other: u64, g: &'a Group },
+    General,
+}
+
+impl SlotMoves<'_> {
+    /// The entry after the piece moves to the empty point `to`.
+    #[inline(always)]
+    pub fn index_to(&self, to: Square) -> u64 {
+        match self.by {
+            By::Single { base, g } => {
+                base + u64::from(g.placement.place_of[0][to.index()]) * g.stride
+            }
+            By::Pair { base, other, g } => {
+                base + pair_comb(u64::from(g.placement.place_of[0][to.index()]), other) * g.stride
+            }
+            By::General => self
+                .layout
+                .index_after_move(self.index, self.squares, self.slot, to),
+        }
+    }
+}
+
 /// The places (ascending) of combination `comb` of `count` items, by search.
 fn unrank(mut comb: u64, count: usize, n: usize, out: &mut [u8]) {
     let mut top = n;
@@ -326,6 +361,45 @@ impl Layout {
             }
         };
         index + after * g.stride - before * g.stride
+    }
+
+    /// The entries the piece in `slot` reaches by quiet moves, for many moves of one piece:
+    /// what [`Layout::index_after_move`] does once per move, done once per piece.
+    #[inline]
+    pub fn slot_moves<'a>(
+        &'a self,
+        index: u64,
+        squares: &'a [Square],
+        slot: usize,
+    ) -> SlotMoves<'a> {
+        let by = if self.is_general_slot(slot) {
+            By::General
+        } else {
+            let g = &self.groups[self.group_of[slot]];
+            let place = |s: Square| u64::from(g.placement.place_of[0][s.index()]);
+            match g.count {
+                1 => By::Single {
+                    base: index - place(squares[slot]) * g.stride,
+                    g,
+                },
+                2 => {
+                    let other = place(squares[2 * g.first + 1 - slot]);
+                    By::Pair {
+                        base: index - pair_comb(place(squares[slot]), other) * g.stride,
+                        other,
+                        g,
+                    }
+                }
+                _ => By::General,
+            }
+        };
+        SlotMoves {
+            layout: self,
+            index,
+            squares,
+            slot,
+            by,
+        }
     }
 
     /// [`Layout::index_after_move`] of a general.
@@ -571,6 +645,7 @@ mod tests {
         }
     }
 
+    /// So do the entries of [`Layout::slot_moves`].
     #[test]
     fn index_after_move_matches_a_full_index() {
         // groups of one, two and three pieces; the generals' moves included (to a pair
@@ -591,16 +666,16 @@ mod tests {
             }
             for slot in 0..n {
                 let piece = l.pieces()[slot];
+                let entries = l.slot_moves(i, &sq[..n], slot);
                 for to in Square::all() {
                     if !piece.can_stand_on(to) || sq[..n].contains(&to) {
                         continue;
                     }
                     let mut moved = sq;
                     moved[slot] = to;
-                    assert_eq!(
-                        l.index_after_move(i, &sq[..n], slot, to),
-                        l.index(&moved[..n])
-                    );
+                    let full = l.index(&moved[..n]);
+                    assert_eq!(l.index_after_move(i, &sq[..n], slot, to), full);
+                    assert_eq!(entries.index_to(to), full);
                     checked += 1;
                 }
             }

@@ -330,10 +330,11 @@ fn check_fast(
             continue;
         }
         let (mut quiet, mut captures) = pos.targets(from.index(), occupied);
+        let moves = layout.slot_moves(index, squares, slot);
         while quiet != 0 {
             let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
             quiet &= quiet - 1;
-            let ci = layout.index_after_move(index, squares, slot, to);
+            let ci = moves.index_to(to);
             let c = table.code_of_checked(!turn, ci);
             let rank = match ranks.0[c as usize] {
                 Some(r) => r,
