@@ -496,6 +496,16 @@ impl Table {
         Ok(self.side_unchecked(turn)[index as usize])
     }
 
+    /// Both sides' codes (red to move, black to move) of a table loaded by
+    /// [`Table::load_all`], for many reads in a row.
+    pub(crate) fn sides_checked(&self) -> [&[u8]; 2] {
+        debug_assert!(self.all_checked.load(Acquire));
+        [
+            self.side_unchecked(Color::Red),
+            self.side_unchecked(Color::Black),
+        ]
+    }
+
     /// The stored code of an entry of a table loaded by [`Table::load_all`] (the
     /// generator's and the verifier's fast path).
     #[inline]

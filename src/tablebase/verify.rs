@@ -81,6 +81,7 @@ pub fn verify(
         let mut pos = Position::scratch();
         let mut subs = SubTables::new();
         let mut decoder = super::index::Decoder::new(layout);
+        let sides = table.sides_checked();
         // the placement `pos` holds, once it holds one
         let mut on_board: Option<Squares> = None;
         // whether each general is attacked in the placement `pos` holds
@@ -106,7 +107,7 @@ pub fn verify(
                 attacked = Color::ALL.map(|c| pos.in_check_against(c, kinds[(!c).index()]));
             }
             for turn in Color::ALL {
-                let stored = table.code_of_checked(turn, index);
+                let stored = sides[turn.index()][index as usize];
                 let result = if let Some(j) = twin {
                     let theirs = table.code_of_checked(turn, j);
                     if theirs == stored {
@@ -321,6 +322,8 @@ fn check_fast(
     // piece by piece, from each one's target points (the rules engine's, as bits): a quiet
     // move's entry is its piece's slot moved, with no search for the slot
     let occupied = pos.occupancy();
+    // the entries the quiet moves reach
+    let theirs = table.sides_checked()[(!turn).index()];
     // (the rules engine's legality, for captures only, once one comes)
     let mut legality = None;
     // the mover's preference of its best move so far (none: lost in 0)
@@ -335,7 +338,7 @@ fn check_fast(
             let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
             quiet &= quiet - 1;
             let ci = moves.index_to(to);
-            let c = table.code_of_checked(!turn, ci);
+            let c = theirs[ci as usize];
             let rank = match ranks.0[c as usize] {
                 Some(r) => r,
                 // the move leaves the mover's general attacked
