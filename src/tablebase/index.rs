@@ -167,10 +167,12 @@ pub struct SlotMoves<'a> {
 }
 
 /// How [`SlotMoves`] finds an entry: the index without the piece's group, and its group
-/// (alone, or with the other piece of a pair); or [`Layout::index_after_move`] itself.
+/// (alone, or with the other piece of a pair); for a general, the index without the
+/// generals' pair and the other general's point; or [`Layout::index_after_move`] itself.
 enum By<'a> {
     Single { base: u64, g: &'a Group },
     Pair { base: u64, other: u64, g: &'a Group },
+    Generals { base: u64, red: bool, other: Square },
     General,
 }
 
@@ -184,6 +186,17 @@ impl SlotMoves<'_> {
             }
             By::Pair { base, other, g } => {
                 base + pair_comb(u64::from(g.placement.place_of[0][to.index()]), other) * g.stride
+            }
+            By::Generals { base, red, other } => {
+                let (rk, bk) = if red { (to, other) } else { (other, to) };
+                match GENERAL_PAIRS[rk.index()][bk.index()] {
+                    // (a pair stored mirrored moves every piece)
+                    (_, true) => {
+                        self.layout
+                            .index_after_move(self.index, self.squares, self.slot, to)
+                    }
+                    (pair, false) => base + u64::from(pair) * self.layout.pair_stride,
+                }
             }
             By::General => self
                 .layout
@@ -373,7 +386,13 @@ impl Layout {
         slot: usize,
     ) -> SlotMoves<'a> {
         let by = if self.is_general_slot(slot) {
-            By::General
+            let bk = self.black_general;
+            let (before, _) = GENERAL_PAIRS[squares[0].index()][squares[bk].index()];
+            By::Generals {
+                base: index - u64::from(before) * self.pair_stride,
+                red: slot == 0,
+                other: squares[if slot == 0 { bk } else { 0 }],
+            }
         } else {
             let g = &self.groups[self.group_of[slot]];
             let place = |s: Square| u64::from(g.placement.place_of[0][s.index()]);
