@@ -1102,6 +1102,30 @@ pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
 mod tests {
     use super::*;
 
+    /// Plays `games` seeded random games of at most `plies` plies from each start, showing
+    /// `visit` every position reached (a game ends early at a game end).
+    fn random_play(
+        starts: &[&str],
+        seed: u64,
+        (games, plies): (usize, usize),
+        mut visit: impl FnMut(&Position),
+    ) {
+        let mut next = xorshift(seed);
+        for fen in starts {
+            for _ in 0..games {
+                let mut pos: Position = fen.parse().unwrap();
+                for _ in 0..plies {
+                    visit(&pos);
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    pos.play_unchecked(legal[(next() % legal.len() as u64) as usize]);
+                }
+            }
+        }
+    }
+
     /// `is_pseudo_legal` agrees with `pseudo_moves` on every from-to pair, over positions
     /// reached by seeded random play from a few starts.
     #[test]
@@ -1111,28 +1135,18 @@ mod tests {
             "1CbR1arCR/4k4/r3b4/9/p1p1p4/9/2P6/B3B4/4A4/4Kc1N1 w - - 1 30",
             "3k5/4P4/9/9/9/9/9/9/3p5/4K4 b - - 0 1",
         ];
-        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut checked = 0;
-        for fen in starts {
-            let mut pos: Position = fen.parse().unwrap();
-            for _ in 0..60 {
-                let mut list = MoveList::new();
-                pos.pseudo_moves(&mut list);
-                for from in Square::all() {
-                    for to in Square::all() {
-                        let m = Move::new(from, to);
-                        assert_eq!(pos.is_pseudo_legal(m), list.contains(&m), "{m:?} in {pos}");
-                        checked += 1;
-                    }
+        random_play(&starts, 0x9e37_79b9_7f4a_7c15, (1, 60), |pos| {
+            let mut list = MoveList::new();
+            pos.pseudo_moves(&mut list);
+            for from in Square::all() {
+                for to in Square::all() {
+                    let m = Move::new(from, to);
+                    assert_eq!(pos.is_pseudo_legal(m), list.contains(&m), "{m:?} in {pos}");
+                    checked += 1;
                 }
-                let legal = pos.legal_moves();
-                if legal.is_empty() {
-                    break;
-                }
-                let m = legal[(next() % legal.len() as u64) as usize];
-                pos.play_unchecked(m);
             }
-        }
+        });
         assert!(checked > 100_000);
     }
 
@@ -1147,42 +1161,31 @@ mod tests {
             "2bak4/4a4/3N5/2N6/9/9/4p4/9/4n4/3K5 b - - 0 1",
             "4k4/9/9/9/2n1n4/9/9/3A1A3/4K4/9 w - - 0 1",
         ];
-        let mut next = xorshift(0x51a3_9d2c_77e1_0b4f);
         let (mut moves, mut unmoves, mut pinned) = (0, 0, 0);
-        for fen in starts {
-            for _ in 0..30 {
-                let mut pos: Position = fen.parse().unwrap();
-                for _ in 0..60 {
-                    let us = pos.turn();
-                    let legality = pos.legality();
-                    let mut list = MoveList::new();
-                    pos.pseudo_moves(&mut list);
-                    for &m in list.iter() {
-                        let mut after = pos.clone();
-                        after.play_unchecked(m);
-                        let legal = !after.in_check(us);
-                        assert_eq!(legality.move_is_legal(&pos, m), legal, "{m:?} in {pos}");
-                        moves += 1;
-                        pinned += usize::from(!legal && !pos.is_check());
-                    }
-                    let back = pos.unmove_legality_against(pos.attacker_kinds());
-                    list.clear();
-                    pos.pseudo_unmoves(&mut list);
-                    for &u in list.iter() {
-                        let mut before = pos.clone();
-                        before.unplay_unchecked(u);
-                        let legal = !before.in_check(us);
-                        assert_eq!(back.unmove_is_legal(&pos, u), legal, "{u:?} into {pos}");
-                        unmoves += 1;
-                    }
-                    let legal = pos.legal_moves();
-                    if legal.is_empty() {
-                        break;
-                    }
-                    pos.play_unchecked(legal[(next() % legal.len() as u64) as usize]);
-                }
+        random_play(&starts, 0x51a3_9d2c_77e1_0b4f, (30, 60), |pos| {
+            let us = pos.turn();
+            let legality = pos.legality();
+            let mut list = MoveList::new();
+            pos.pseudo_moves(&mut list);
+            for &m in list.iter() {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                let legal = !after.in_check(us);
+                assert_eq!(legality.move_is_legal(pos, m), legal, "{m:?} in {pos}");
+                moves += 1;
+                pinned += usize::from(!legal && !pos.is_check());
             }
-        }
+            let back = pos.unmove_legality_against(pos.attacker_kinds());
+            list.clear();
+            pos.pseudo_unmoves(&mut list);
+            for &u in list.iter() {
+                let mut before = pos.clone();
+                before.unplay_unchecked(u);
+                let legal = !before.in_check(us);
+                assert_eq!(back.unmove_is_legal(pos, u), legal, "{u:?} into {pos}");
+                unmoves += 1;
+            }
+        });
         assert!(
             moves > 50_000 && unmoves > 50_000 && pinned > 100,
             "{moves} moves, {unmoves} un-moves, {pinned} illegal out of check"
@@ -1201,52 +1204,41 @@ mod tests {
             "3k5/4P4/9/9/9/9/9/9/3p5/4K4 b - - 0 1",
             "4k4/9/9/9/9/9/9/9/4r4/3K1R3 w - - 0 1",
         ];
-        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let (mut checked, mut in_check, mut game_ends) = (0, 0, 0);
-        for fen in starts {
-            for _ in 0..40 {
-                let mut pos: Position = fen.parse().unwrap();
-                for _ in 0..80 {
-                    let mut list = MoveList::new();
-                    pos.pseudo_moves(&mut list);
-                    let legality = pos.legality();
-                    let expected = list
-                        .iter()
-                        .filter(|&&m| pos.piece_at(m.to()).is_none())
-                        .filter(|&&m| legality.move_is_legal(&pos, m))
-                        .count() as u32;
-                    for kinds in [legality.kinds, Attackers::ALL] {
-                        assert_eq!(
-                            pos.count_legal_quiet_moves_against(kinds),
-                            expected,
-                            "{pos}"
-                        );
-                    }
-                    assert_eq!(pos.has_legal_quiet_move(&legality), expected > 0, "{pos}");
-                    let legal = pos.legal_moves();
-                    assert_eq!(pos.has_legal_move(), !legal.is_empty(), "{pos}");
-                    game_ends += usize::from(legal.is_empty());
-                    let mut captures = MoveList::new();
-                    pos.pseudo_captures(&mut captures);
-                    let mut listed: Vec<Move> = list
-                        .iter()
-                        .copied()
-                        .filter(|m| pos.piece_at(m.to()).is_some())
-                        .collect();
-                    let mut found: Vec<Move> = captures.iter().copied().collect();
-                    listed.sort_by_key(|m| (m.from().index(), m.to().index()));
-                    found.sort_by_key(|m| (m.from().index(), m.to().index()));
-                    assert_eq!(found, listed, "{pos}");
-                    checked += 1;
-                    in_check += usize::from(pos.is_check());
-                    if legal.is_empty() {
-                        break;
-                    }
-                    let m = legal[(next() % legal.len() as u64) as usize];
-                    pos.play_unchecked(m);
-                }
+        random_play(&starts, 0x2545_f491_4f6c_dd1d, (40, 80), |pos| {
+            let mut list = MoveList::new();
+            pos.pseudo_moves(&mut list);
+            let legality = pos.legality();
+            let expected = list
+                .iter()
+                .filter(|&&m| pos.piece_at(m.to()).is_none())
+                .filter(|&&m| legality.move_is_legal(pos, m))
+                .count() as u32;
+            for kinds in [legality.kinds, Attackers::ALL] {
+                assert_eq!(
+                    pos.count_legal_quiet_moves_against(kinds),
+                    expected,
+                    "{pos}"
+                );
             }
-        }
+            assert_eq!(pos.has_legal_quiet_move(&legality), expected > 0, "{pos}");
+            let legal = pos.legal_moves();
+            assert_eq!(pos.has_legal_move(), !legal.is_empty(), "{pos}");
+            game_ends += usize::from(legal.is_empty());
+            let mut captures = MoveList::new();
+            pos.pseudo_captures(&mut captures);
+            let mut listed: Vec<Move> = list
+                .iter()
+                .copied()
+                .filter(|m| pos.piece_at(m.to()).is_some())
+                .collect();
+            let mut found: Vec<Move> = captures.iter().copied().collect();
+            listed.sort_by_key(|m| (m.from().index(), m.to().index()));
+            found.sort_by_key(|m| (m.from().index(), m.to().index()));
+            assert_eq!(found, listed, "{pos}");
+            checked += 1;
+            in_check += usize::from(pos.is_check());
+        });
         println!("{checked} positions, {in_check} in check, {game_ends} game ends");
         assert!(
             checked > 10_000 && in_check > 100 && game_ends > 20,
