@@ -160,48 +160,63 @@ fn pair_comb(a: u64, b: u64) -> u64 {
 /// See [`Layout::slot_moves`].
 pub struct SlotMoves<'a> {
     layout: &'a Layout,
-    index: u64,
     squares: &'a [Square],
     slot: usize,
     by: By<'a>,
 }
 
-/// How [`SlotMoves`] finds an entry: the index without the piece's group, and its group
-/// (alone, or with the other piece of a pair); for a general, the index without the
-/// generals' pair and the other general's point; or [`Layout::index_after_move`] itself.
+/// How [`SlotMoves`] finds an entry: from the index without the moving piece's group (or,
+/// for a general, without the generals' pair), adding back the group with the piece on its
+/// new point.
 enum By<'a> {
+    /// A group of one piece.
     Single { base: u64, g: &'a Group },
+    /// A group of two: the other piece's place.
     Pair { base: u64, other: u64, g: &'a Group },
+    /// A larger group, ranked anew with the piece moved.
+    Group { base: u64, g: &'a Group },
+    /// A general: whether it is red's, and the other general's point.
     Generals { base: u64, red: bool, other: Square },
-    General,
 }
 
 impl SlotMoves<'_> {
     /// The entry after the piece moves to the empty point `to`.
     #[inline(always)]
     pub fn index_to(&self, to: Square) -> u64 {
+        let place = |g: &Group, s: Square| u64::from(g.placement.place_of[0][s.index()]);
         match self.by {
-            By::Single { base, g } => {
-                base + u64::from(g.placement.place_of[0][to.index()]) * g.stride
-            }
-            By::Pair { base, other, g } => {
-                base + pair_comb(u64::from(g.placement.place_of[0][to.index()]), other) * g.stride
-            }
+            By::Single { base, g } => base + place(g, to) * g.stride,
+            By::Pair { base, other, g } => base + pair_comb(place(g, to), other) * g.stride,
+            By::Group { base, g } => base + self.group_with(g, to) * g.stride,
             By::Generals { base, red, other } => {
                 let (rk, bk) = if red { (to, other) } else { (other, to) };
                 match GENERAL_PAIRS[rk.index()][bk.index()] {
-                    // (a pair stored mirrored moves every piece)
-                    (_, true) => {
-                        self.layout
-                            .index_after_move(self.index, self.squares, self.slot, to)
-                    }
                     (pair, false) => base + u64::from(pair) * self.layout.pair_stride,
+                    // a pair stored mirrored moves every piece
+                    (_, true) => self.mirrored(to),
                 }
             }
-            By::General => self
-                .layout
-                .index_after_move(self.index, self.squares, self.slot, to),
         }
+    }
+
+    /// The rank of a group of three or more with the piece on `to`.
+    #[inline(never)]
+    fn group_with(&self, g: &Group, to: Square) -> u64 {
+        let mut moved = [to; 5];
+        moved[..g.count].copy_from_slice(&self.squares[g.first..g.first + g.count]);
+        moved[self.slot - g.first] = to;
+        g.comb(&moved[..g.count], false)
+    }
+
+    /// The whole index of the placement with the general on `to`, whose pair is stored
+    /// mirrored.
+    #[inline(never)]
+    fn mirrored(&self, to: Square) -> u64 {
+        let n = self.squares.len();
+        let mut moved = [to; MAX_PIECES];
+        moved[..n].copy_from_slice(self.squares);
+        moved[self.slot] = to;
+        self.layout.index(&moved[..n])
     }
 }
 
@@ -345,40 +360,14 @@ impl Layout {
     /// The index after the piece in `slot` moves to `to` (a quiet move), from the index
     /// and placement (canonical orientation) before: only that piece's group changes, or
     /// for a general the pair alone unless the new pair is stored mirrored.
-    #[inline]
+    #[inline(always)]
     pub fn index_after_move(&self, index: u64, squares: &[Square], slot: usize, to: Square) -> u64 {
-        if self.is_general_slot(slot) {
-            return self.index_after_general_move(index, squares, slot, to);
-        }
-        let g = &self.groups[self.group_of[slot]];
-        let place = |s: Square| u64::from(g.placement.place_of[0][s.index()]);
-        // (the two smallest groups by hand: a general copy of the squares costs a call)
-        let (before, after) = match g.count {
-            1 => (place(squares[slot]), place(to)),
-            2 => {
-                // the group's other slot
-                let other = place(squares[2 * g.first + 1 - slot]);
-                (
-                    pair_comb(place(squares[slot]), other),
-                    pair_comb(place(to), other),
-                )
-            }
-            _ => {
-                let on = &squares[g.first..g.first + g.count];
-                let mut moved = [to; 5];
-                for (m, &s) in moved.iter_mut().zip(on) {
-                    *m = s;
-                }
-                moved[slot - g.first] = to;
-                (g.comb(on, false), g.comb(&moved[..g.count], false))
-            }
-        };
-        index + after * g.stride - before * g.stride
+        self.slot_moves(index, squares, slot).index_to(to)
     }
 
-    /// The entries the piece in `slot` reaches by quiet moves, for many moves of one piece:
-    /// what [`Layout::index_after_move`] does once per move, done once per piece.
-    #[inline]
+    /// The entries the piece in `slot` reaches by quiet moves: what depends only on the
+    /// placement before is worked out here once, for many moves of one piece.
+    #[inline(always)]
     pub fn slot_moves<'a>(
         &'a self,
         index: u64,
@@ -387,7 +376,8 @@ impl Layout {
     ) -> SlotMoves<'a> {
         let by = if self.is_general_slot(slot) {
             let bk = self.black_general;
-            let (before, _) = GENERAL_PAIRS[squares[0].index()][squares[bk].index()];
+            let (before, before_mirror) = GENERAL_PAIRS[squares[0].index()][squares[bk].index()];
+            debug_assert!(before != NO && !before_mirror);
             By::Generals {
                 base: index - u64::from(before) * self.pair_stride,
                 red: slot == 0,
@@ -409,42 +399,18 @@ impl Layout {
                         g,
                     }
                 }
-                _ => By::General,
+                _ => By::Group {
+                    base: index - g.comb(&squares[g.first..g.first + g.count], false) * g.stride,
+                    g,
+                },
             }
         };
         SlotMoves {
             layout: self,
-            index,
             squares,
             slot,
             by,
         }
-    }
-
-    /// [`Layout::index_after_move`] of a general.
-    fn index_after_general_move(
-        &self,
-        index: u64,
-        squares: &[Square],
-        slot: usize,
-        to: Square,
-    ) -> u64 {
-        let bk = self.black_general;
-        let (rk, after) = if slot == 0 {
-            (to, squares[bk])
-        } else {
-            (squares[0], to)
-        };
-        let (pair, mirror) = GENERAL_PAIRS[rk.index()][after.index()];
-        if mirror {
-            let mut moved = [to; MAX_PIECES];
-            moved[..squares.len()].copy_from_slice(squares);
-            moved[slot] = to;
-            return self.index(&moved[..squares.len()]);
-        }
-        let (before, before_mirror) = GENERAL_PAIRS[squares[0].index()][squares[bk].index()];
-        debug_assert!(pair != NO && !before_mirror);
-        index + u64::from(pair) * self.pair_stride - u64::from(before) * self.pair_stride
     }
 
     /// The position of an entry with `turn` to move (generals in canonical orientation),

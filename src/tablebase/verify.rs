@@ -109,7 +109,7 @@ pub fn verify(
             for turn in Color::ALL {
                 let stored = sides[turn.index()][index as usize];
                 let result = if let Some(j) = twin {
-                    let theirs = table.code_of_checked(turn, j);
+                    let theirs = sides[turn.index()][j as usize];
                     if theirs == stored {
                         Ok(stored != code::ILLEGAL)
                     } else {
@@ -127,7 +127,7 @@ pub fn verify(
                     }
                     debug_assert_eq!(pos.turn(), turn);
                     check_fast(
-                        (table, &ranks),
+                        (table, &ranks, sides),
                         tb,
                         (&mut pos, attacked, kinds[(!turn).index()]),
                         &squares[..n],
@@ -300,7 +300,7 @@ fn capture_value(
 /// own: if all marks are right, the two tests of legality are one; if one is wrong, its
 /// entry fails.
 fn check_fast(
-    (table, ranks): (&Table, &MoverRanks),
+    (table, ranks, sides): (&Table, &MoverRanks, [&[u8]; 2]),
     tb: &Tablebase,
     (pos, attacked, kinds): (&mut Position, [bool; 2], Attackers),
     squares: &[Square],
@@ -323,7 +323,7 @@ fn check_fast(
     // move's entry is its piece's slot moved, with no search for the slot
     let occupied = pos.occupancy();
     // the entries the quiet moves reach
-    let theirs = table.sides_checked()[(!turn).index()];
+    let theirs = sides[(!turn).index()];
     // (the rules engine's legality, for captures only, once one comes)
     let mut legality = None;
     // the mover's preference of its best move so far (none: lost in 0)
