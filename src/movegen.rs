@@ -1161,8 +1161,9 @@ mod tests {
             "2bak4/4a4/3N5/2N6/9/9/4p4/9/4n4/3K5 b - - 0 1",
             "4k4/9/9/9/2n1n4/9/9/3A1A3/4K4/9 w - - 0 1",
         ];
-        let (mut moves, mut unmoves, mut pinned) = (0, 0, 0);
+        let (mut positions, mut moves, mut unmoves, mut pinned) = (0, 0, 0, 0);
         random_play(&starts, 0x51a3_9d2c_77e1_0b4f, (30, 60), |pos| {
+            positions += 1;
             let us = pos.turn();
             let legality = pos.legality();
             let mut list = MoveList::new();
@@ -1186,6 +1187,9 @@ mod tests {
                 unmoves += 1;
             }
         });
+        println!(
+            "{positions} positions: {moves} moves, {unmoves} un-moves, {pinned} illegal out of check"
+        );
         assert!(
             moves > 50_000 && unmoves > 50_000 && pinned > 100,
             "{moves} moves, {unmoves} un-moves, {pinned} illegal out of check"
