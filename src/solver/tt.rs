@@ -9,7 +9,9 @@
 //! and the data, so that a slot torn by two writers reads as a miss, never as a wrong hit.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 
 use crate::moves::Move;
 use crate::square::Square;
@@ -95,16 +97,19 @@ impl Bounds {
     }
 }
 
-/// The shared table: a power-of-two number of two-word slots. It starts small and grows to
-/// its full size once the proof turns out long (see [`Tt::grow_after`]): a short proof then
-/// touches a few hundred kilobytes instead of paying for a large table's fresh pages, and a
-/// long one gets the whole table on huge pages.
+/// The shared table: a power-of-two number of two-word slots. It starts small and grows in
+/// steps of four times, up to its full size, as the proof turns out long (see
+/// [`Tt::grow_after`]): a short proof touches a few hundred kilobytes, a medium one a few
+/// megabytes, instead of paying for a large table's fresh pages, and a long one gets the
+/// whole table on huge pages.
 pub struct Tt {
-    small: Slots,
-    /// The full table, the one in use once it is there (never when the full size is the
-    /// small one's).
-    full: OnceLock<Slots>,
-    full_slots: usize,
+    /// The tables of each size, smallest first; the largest one there is in use (once a
+    /// table is there, it is whole, what the smaller one held moved into it).
+    levels: Box<[OnceLock<Slots>]>,
+    /// The index of the table in use.
+    current: AtomicUsize,
+    /// The slots of each table.
+    sizes: Box<[usize]>,
 }
 
 /// A power-of-two number of slots.
@@ -127,11 +132,16 @@ impl Slots {
     }
 }
 
-/// The small table's slots (1 MB): enough for the proofs that take a few milliseconds.
+/// The first table's slots (1 MB): enough for the proofs that take a few milliseconds.
 const SMALL_SLOTS: usize = 1 << 16;
-/// The table grows after this many nodes, while the small one is still mostly free (later,
-/// the bounds lost to its collisions cost the heaviest proofs 5% more nodes).
-const GROW_AFTER: u64 = SMALL_SLOTS as u64 / 4;
+/// Each table is this many times the size of the one before it.
+const GROWTH: usize = 4;
+/// A table gives way to the next once the proof has searched a node for every this many of
+/// its slots, while it is still mostly free (later, the bounds lost to its collisions cost
+/// the heaviest proofs 5% more nodes).
+const SLOTS_PER_NODE: u64 = 4;
+/// Tables from this size on ask for huge pages (smaller ones would not fill one).
+const HUGE_FROM: usize = 1 << 18;
 
 /// `n` empty slots from zeroed memory: the system hands out zero pages lazily, so a large
 /// table costs nothing until it is used (writing every slot first took milliseconds, more
@@ -185,22 +195,31 @@ impl Tt {
     pub fn new(megabytes: usize) -> Tt {
         let want = ((megabytes.max(1) << 20) / 16).max(1024);
         // the largest power of two that fits
-        let n = if want.is_power_of_two() {
+        let full = if want.is_power_of_two() {
             want
         } else {
             want.next_power_of_two() / 2
         };
+        let mut sizes = vec![full.min(SMALL_SLOTS)];
+        while let Some(&last) = sizes.last().filter(|&&n| n < full) {
+            sizes.push((last * GROWTH).min(full));
+        }
+        let levels: Box<[OnceLock<Slots>]> = sizes.iter().map(|_| OnceLock::new()).collect();
+        let _ = levels[0].set(Slots::new(sizes[0], sizes[0] >= HUGE_FROM));
         Tt {
-            small: Slots::new(n.min(SMALL_SLOTS), false),
-            full: OnceLock::new(),
-            full_slots: n,
+            levels,
+            current: AtomicUsize::new(0),
+            sizes: sizes.into_boxed_slice(),
         }
     }
 
     #[inline]
     fn table(&self) -> &Slots {
-        // (the full table is seen only once it is whole, entries moved)
-        self.full.get().unwrap_or(&self.small)
+        // (a level is made current only once it is whole)
+        let level = self.current.load(Acquire);
+        self.levels[level]
+            .get()
+            .expect("the current table is there")
     }
 
     #[inline]
@@ -208,25 +227,31 @@ impl Tt {
         self.table().slot(key)
     }
 
-    /// Grows the table to its full size once `nodes` (the proof's count so far) reaches
-    /// [`GROW_AFTER`], moving what it holds. Entries another thread stores in the small
-    /// table meanwhile may be lost: a lost bound costs work, never a wrong answer.
+    /// Grows the table by a step once `nodes` (the proof's count so far) calls for it,
+    /// moving what it holds. Entries another thread stores in the smaller table meanwhile
+    /// may be lost: a lost bound costs work, never a wrong answer.
     pub fn grow_after(&self, nodes: u64) {
-        if self.full_slots <= self.small.slots.len() || nodes < GROW_AFTER {
+        let level = self.current.load(Acquire);
+        let Some(&next_size) = self.sizes.get(level + 1) else {
+            return;
+        };
+        if nodes.saturating_mul(SLOTS_PER_NODE) < self.sizes[level] as u64 {
             return;
         }
-        self.full.get_or_init(|| {
-            let full = Slots::new(self.full_slots, true);
-            for s in self.small.slots.iter() {
+        let from = self.levels[level].get().expect("the current table is there");
+        self.levels[level + 1].get_or_init(|| {
+            let to = Slots::new(next_size, next_size >= HUGE_FROM);
+            for s in from.slots.iter() {
                 let (k, data) = (s[0].load(Relaxed), s[1].load(Relaxed));
                 if data != 0 {
-                    let t = full.slot(k ^ data);
+                    let t = to.slot(k ^ data);
                     t[0].store(k, Relaxed);
                     t[1].store(data, Relaxed);
                 }
             }
-            full
+            to
         });
+        self.current.fetch_max(level + 1, Release);
     }
 
     /// What is known of a position (nothing when its slot holds another).
@@ -280,11 +305,12 @@ mod tests {
         assert_eq!(Bounds::NONE.with_best(m).best(), Some(m));
     }
 
-    /// What the small table holds is still there once the table has grown, and keys that
-    /// shared a small slot get slots of their own.
+    /// What a table holds is still there once the table has grown, step by step, and keys
+    /// that shared a slot get slots of their own.
     #[test]
     fn growing_keeps_the_entries() {
-        let tt = Tt::new(4);
+        let tt = Tt::new(64);
+        assert_eq!(tt.sizes[..], [1 << 16, 1 << 18, 1 << 20, 1 << 22]);
         let keys: Vec<u64> = (1..=5000u64)
             .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
@@ -294,9 +320,15 @@ mod tests {
         }
         let before: Vec<Bounds> = keys.iter().map(|&k| tt.get(k)).collect();
         tt.grow_after(10);
-        assert!(tt.full.get().is_none(), "grown before its time");
-        tt.grow_after(GROW_AFTER);
-        assert_eq!(tt.table().slots.len(), 4 << 16);
+        assert_eq!(tt.table().slots.len(), 1 << 16, "grown before its time");
+        // one step at a time, each when the proof has a node for every four slots
+        for (nodes, slots) in [(1 << 14, 1 << 18), (1 << 14, 1 << 18), (1 << 16, 1 << 20)] {
+            tt.grow_after(nodes);
+            assert_eq!(tt.table().slots.len(), slots, "after {nodes} nodes");
+        }
+        tt.grow_after(u64::MAX);
+        tt.grow_after(u64::MAX);
+        assert_eq!(tt.table().slots.len(), 1 << 22);
         for (i, &k) in keys.iter().enumerate() {
             assert_eq!(tt.get(k), before[i], "key {i}");
         }
@@ -305,9 +337,13 @@ mod tests {
         tt.put(a, bound(1));
         tt.put(b, bound(2));
         assert_eq!((tt.get(a), tt.get(b)), (bound(1), bound(2)));
-        // a table no larger than the small one never grows
+        // a table no larger than the first one never grows
         let one = Tt::new(1);
         one.grow_after(u64::MAX);
-        assert!(one.full.get().is_none());
+        assert_eq!(one.levels.len(), 1);
+        assert_eq!(one.table().slots.len(), 1 << 16);
+        // nor past its full size, which need not be a step's
+        let two = Tt::new(2);
+        assert_eq!(two.sizes[..], [1 << 16, 1 << 17]);
     }
 }
