@@ -234,8 +234,14 @@ impl Position {
     /// The kinds of attacker the side not to move has.
     #[inline]
     fn attacker_kinds(&self) -> Attackers {
+        self.attacker_kinds_of(!self.turn)
+    }
+
+    /// The kinds of attacker `color` has.
+    #[inline]
+    pub fn attacker_kinds_of(&self, color: Color) -> Attackers {
         let mut kinds = Attackers::NONE;
-        for s in squares_of(self.occupied[(!self.turn).index()]) {
+        for s in squares_of(self.occupied[color.index()]) {
             match self.board[s.index()].map(|p| p.kind) {
                 Some(Kind::Chariot | Kind::Cannon) => kinds.sliders = true,
                 Some(Kind::Horse) => kinds.horses = true,
@@ -826,7 +832,14 @@ impl Position {
     /// (`in_check` must be [`Position::is_check`]): after a move known to give check or
     /// not, the test for check is not made again.
     pub fn has_legal_move_knowing(&self, in_check: bool) -> bool {
-        self.has_legal_move_with(&self.legality_knowing(self.attacker_kinds(), in_check))
+        self.has_legal_move_against(self.attacker_kinds(), in_check)
+    }
+
+    /// [`Position::has_legal_move_knowing`] when the kinds of attacker the side not to move
+    /// has are known too (`kinds` must include every kind present, see
+    /// [`Position::attacker_kinds_of`]).
+    pub fn has_legal_move_against(&self, kinds: Attackers, in_check: bool) -> bool {
+        self.has_legal_move_with(&self.legality_knowing(kinds, in_check))
     }
 
     #[inline(always)]

@@ -338,8 +338,10 @@ impl<'a> Searcher<'a> {
     /// through, or when it gives no check (and so can only stalemate) and none of the
     /// defender's witness moves (see [`Witnesses`]) survives it.
     fn mate_in_one(&mut self, pos: &mut Position) -> bool {
-        // (the mover's own legality only once a move is worth a closer look)
+        // (the mover's own legality, and its kinds of piece, only once a move is worth a
+        // closer look)
         let mut legality = None;
+        let mut kinds = None;
         // (the defender is not in check: every position searched is legal, the root's
         // legality being tested by `solve` and `mate_distance`)
         pos.pass_turn();
@@ -367,10 +369,12 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             self.nodes += 1;
+            // (the mover's kinds of piece, which its own move does not change)
+            let kinds = *kinds.get_or_insert_with(|| pos.attacker_kinds_of(pos.turn()));
             let undo = pos.play_unchecked(m);
             // (a move that got this far either checks or may stalemate; whether it
             // checks is known exactly)
-            let mated = !pos.has_legal_move_knowing(check);
+            let mated = !pos.has_legal_move_against(kinds, check);
             pos.undo(m, undo);
             if mated {
                 return true;
@@ -612,8 +616,14 @@ impl CheckFilter {
     fn new(pos: &Position) -> CheckFilter {
         let us = pos.turn();
         let g = pos.general(!us).index();
+        let horse_sources = crate::tables::HORSE_ATTACKS.origins[g];
+        let horse_zone = crate::tables::HORSE_ATTACKS.zone[g];
+        let rays = crate::tables::RAYS[g];
+        // the mover's chariots and cannons on the half-lines and horses where horses check
+        // from: only those count below
         let (mut sliders, mut horses) = (0u128, 0u128);
-        let mut own = pos.occupied[us.index()];
+        let mut own =
+            pos.occupied[us.index()] & (rays[0] | rays[1] | rays[2] | rays[3] | horse_sources);
         while own != 0 {
             let i = own.trailing_zeros() as usize;
             own &= own - 1;
@@ -623,16 +633,6 @@ impl CheckFilter {
                 _ => {}
             }
         }
-        let mut horse_sources = 0u128;
-        let mut horse_zone = 0u128;
-        for &(from, leg) in &crate::tables::HORSE_SOURCES[g] {
-            if from == crate::tables::NONE {
-                break;
-            }
-            horse_sources |= 1u128 << from;
-            horse_zone |= 1u128 << from | 1u128 << leg;
-        }
-        let rays = crate::tables::RAYS[g];
         let (mut lines_one, mut lines_two) = (0u128, 0u128);
         for ray in rays {
             match (ray & sliders).count_ones() {

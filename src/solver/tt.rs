@@ -238,7 +238,9 @@ impl Tt {
         if nodes.saturating_mul(SLOTS_PER_NODE) < self.sizes[level] as u64 {
             return;
         }
-        let from = self.levels[level].get().expect("the current table is there");
+        let from = self.levels[level]
+            .get()
+            .expect("the current table is there");
         self.levels[level + 1].get_or_init(|| {
             let to = Slots::new(next_size, next_size >= HUGE_FROM);
             for s in from.slots.iter() {
