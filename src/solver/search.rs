@@ -763,18 +763,20 @@ impl Witnesses {
         let mut disjoint = 0;
         // piece by piece, so that three disjoint witnesses end the search early; a piece
         // on a sensitive point has none
+        let occupied = null.occupancy();
         let mut pieces = null.occupied[us.index()] & !sensitive;
         while pieces != 0 {
             let from = Square::new_unchecked(pieces.trailing_zeros() as u8);
             pieces &= pieces - 1;
             let kind = null.board[from.index()].expect("an occupied point").kind;
-            list.clear();
-            null.pseudo_moves_from(from, &mut list);
-            for &m in list.iter() {
-                if 1u128 << m.to().index() & sensitive != 0 {
-                    continue;
-                }
-                let f = footprint(kind, m);
+            // (the piece's target points as bits, off the sensitive ones, without listing
+            // its moves: the first few usually settle it)
+            let (quiet, captures) = null.targets(from.index(), occupied);
+            let mut targets = (quiet | captures) & !sensitive;
+            while targets != 0 {
+                let to = Square::new_unchecked(targets.trailing_zeros() as u8);
+                targets &= targets - 1;
+                let f = footprint(kind, Move::new(from, to));
                 if f & used == 0 {
                     used |= f;
                     disjoint += 1;
