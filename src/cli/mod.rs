@@ -218,7 +218,7 @@ enum Command {
         notation: Notation,
         #[arg(long)]
         json: bool,
-        /// Transposition table size in MB.
+        /// Transposition table size in MB: the most it grows to (it starts at 1 MB and grows four times at a step as the proof needs).
         #[arg(long, default_value_t = canju::solver::DEFAULT_HASH_MB)]
         hash: usize,
         /// Table directory: positions whose material has a table there are decided by it.

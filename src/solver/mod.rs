@@ -61,7 +61,7 @@ pub struct Options {
     pub max_nodes: Option<u64>,
     /// Stop when this is set (Ctrl-C).
     pub stop: Arc<AtomicBool>,
-    /// Transposition table size in MB.
+    /// Transposition table size in MB: the most it grows to (see [`tt::Tt`]).
     pub hash_mb: usize,
     /// Live counters for a progress display.
     pub live: Arc<Live>,
