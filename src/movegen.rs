@@ -104,6 +104,12 @@ pub fn sensitive_points_of(general: Square) -> u128 {
     point_bit(g) | MASKS.lines[g] | MASKS.horse_zone[g]
 }
 
+/// The horse zone of a point: where horses attack it from and the legs of those attacks.
+#[inline]
+pub(crate) fn horse_zone_of(s: usize) -> u128 {
+    MASKS.horse_zone[s]
+}
+
 /// Facts about a position computed once, for testing many of its moves or un-moves
 /// quickly: a move that touches none of the general's sensitive points while the general
 /// is not in check is legal without further work.

@@ -170,19 +170,16 @@ pub(crate) static HORSE_SOURCES: [[(u8, u8); 8]; 90] = {
 };
 
 /// Where a horse attacks each point from ([`HORSE_SOURCES`]' origins), as a mask, and for
-/// each such origin the leg of that attack (NONE elsewhere); the zone: the origins and
-/// their legs together, every point a horse's attack on the point depends on.
+/// each such origin the leg of that attack (NONE elsewhere).
 pub(crate) struct HorseAttacks {
     pub(crate) origins: [u128; 90],
     pub(crate) leg: [[u8; 90]; 90],
-    pub(crate) zone: [u128; 90],
 }
 
 pub(crate) static HORSE_ATTACKS: HorseAttacks = {
     let mut t = HorseAttacks {
         origins: [0; 90],
         leg: [[NONE; 90]; 90],
-        zone: [0; 90],
     };
     let mut s = 0;
     while s < 90 {
@@ -191,7 +188,6 @@ pub(crate) static HORSE_ATTACKS: HorseAttacks = {
             let (from, leg) = HORSE_SOURCES[s][i];
             t.origins[s] |= 1u128 << from;
             t.leg[s][from as usize] = leg;
-            t.zone[s] |= 1u128 << from | 1u128 << leg;
             i += 1;
         }
         s += 1;

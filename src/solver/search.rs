@@ -617,13 +617,13 @@ impl CheckFilter {
         let us = pos.turn();
         let g = pos.general(!us).index();
         let horse_sources = crate::tables::HORSE_ATTACKS.origins[g];
-        let horse_zone = crate::tables::HORSE_ATTACKS.zone[g];
+        let horse_zone = crate::movegen::horse_zone_of(g);
         let rays = crate::tables::RAYS[g];
+        let lines = rays[0] | rays[1] | rays[2] | rays[3];
         // the mover's chariots and cannons on the half-lines and horses where horses check
         // from: only those count below
         let (mut sliders, mut horses) = (0u128, 0u128);
-        let mut own =
-            pos.occupied[us.index()] & (rays[0] | rays[1] | rays[2] | rays[3] | horse_sources);
+        let mut own = pos.occupied[us.index()] & (lines | horse_sources);
         while own != 0 {
             let i = own.trailing_zeros() as usize;
             own &= own - 1;
@@ -657,7 +657,7 @@ impl CheckFilter {
         CheckFilter {
             lines_one,
             lines_two,
-            lines: rays[0] | rays[1] | rays[2] | rays[3],
+            lines,
             horse_in_sources: horses & horse_sources,
             horse_zone,
             horse_sources,
