@@ -536,8 +536,10 @@ impl Position {
         self.is_legal_pseudo_against(m, Attackers::ALL)
     }
 
+    /// [`Position::is_legal_pseudo`] when the kinds of attacker the other side has are
+    /// known (`kinds` must include every kind present).
     #[inline(always)]
-    fn is_legal_pseudo_against(&self, m: Move, kinds: Attackers) -> bool {
+    pub(crate) fn is_legal_pseudo_against(&self, m: Move, kinds: Attackers) -> bool {
         !self.attacked_after(m, self.turn, kinds, !0)
     }
 
@@ -846,6 +848,38 @@ impl Position {
     /// [`Position::attacker_kinds_of`]).
     pub fn has_legal_move_against(&self, kinds: Attackers, in_check: bool) -> bool {
         self.has_legal_move_with(&self.legality_knowing(kinds, in_check))
+    }
+
+    /// A legal move of the side to move, if it has one: the general's steps first, then
+    /// the other pieces' in board order (`kinds` and `in_check` as for
+    /// [`Position::has_legal_move_against`]).
+    pub(crate) fn some_legal_move_against(&self, kinds: Attackers, in_check: bool) -> Option<Move> {
+        let legality = self.legality_knowing(kinds, in_check);
+        let us = self.turn;
+        let general = self.general(us);
+        for &to in &GENERAL_STEPS[general.index()] {
+            if to == NONE {
+                break;
+            }
+            let own = matches!(self.at(to as usize), Some(p) if p.color == us);
+            let m = Move::new(general, sq(to));
+            if !own && legality.move_is_legal(self, m) {
+                return Some(m);
+            }
+        }
+        let occupied = self.occupancy();
+        let others = self.occupied[us.index()] & !point_bit(general.index());
+        squares_of(others).find_map(|from| {
+            let (quiet, captures) = self.targets(from.index(), occupied);
+            let targets = quiet | captures;
+            let sure = legality.surely_legal(from, targets);
+            squares_of(sure)
+                .chain(squares_of(targets & !sure).filter(|&to| {
+                    self.is_legal_pseudo_against(Move::new(from, to), legality.kinds)
+                }))
+                .next()
+                .map(|to| Move::new(from, to))
+        })
     }
 
     #[inline(always)]
@@ -1247,6 +1281,10 @@ mod tests {
             assert_eq!(pos.has_legal_quiet_move(&legality), expected > 0, "{pos}");
             let legal = pos.legal_moves();
             assert_eq!(pos.has_legal_move(), !legal.is_empty(), "{pos}");
+            // the legal move found, when there is one, is one of them
+            let some = pos.some_legal_move_against(legality.kinds, pos.is_check());
+            assert_eq!(some.is_some(), !legal.is_empty(), "{pos}");
+            assert!(some.is_none_or(|m| legal.contains(&m)), "{some:?} in {pos}");
             game_ends += usize::from(legal.is_empty());
             let mut captures = MoveList::new();
             pos.pseudo_captures(&mut captures);

@@ -111,6 +111,11 @@ pub struct Searcher<'a> {
     nodes: u64,
     /// Scored move lists, one per ply, reused.
     scored: Vec<Vec<(u32, Move)>>,
+    /// The last three disjoint witnesses a mate-in-one test found.
+    spare: Option<[Move; 3]>,
+    /// Per move of the attacker's (by [`move_index`]), the defender's answer that last
+    /// escaped it in a mate-in-one test, as a killer is kept.
+    escapes: Box<[u16]>,
 }
 
 /// A quick hash for the few materials a search meets (the standard one, built against
@@ -178,6 +183,8 @@ impl<'a> Searcher<'a> {
             tables: HashMap::default(),
             nodes: 0,
             scored: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            spare: None,
+            escapes: vec![NO_KILLER; 8100].into_boxed_slice(),
         }
     }
 
@@ -349,7 +356,21 @@ impl<'a> Searcher<'a> {
         // (sensitive to every kind of piece and to the other general, whatever the
         // attacker has: its general may come to the file a witness would leave)
         let general = pos.general(pos.turn());
-        let witnesses = Witnesses::of(pos, crate::movegen::sensitive_points_of(general));
+        let sensitive = crate::movegen::sensitive_points_of(general);
+        // (the last leaf's three disjoint witnesses usually serve again)
+        let witnesses = match self
+            .spare
+            .and_then(|moves| Witnesses::still_spare(pos, sensitive, moves))
+        {
+            Some(w) => w,
+            None => {
+                let w = Witnesses::of(pos, sensitive);
+                if w.spare {
+                    self.spare = Some(w.spare_moves);
+                }
+                w
+            }
+        };
         pos.pass_turn();
         let checks = CheckFilter::new(pos);
         // only the moves that may check or take every witness away
@@ -374,7 +395,25 @@ impl<'a> Searcher<'a> {
             let undo = pos.play_unchecked(m);
             // (a move that got this far either checks or may stalemate; whether it
             // checks is known exactly)
-            let mated = !pos.has_legal_move_against(kinds, check);
+            // (the answer that escaped this move last time usually does again)
+            let slot = &mut self.escapes[move_index(m)];
+            let last = *slot;
+            let again = last != NO_KILLER && {
+                let e = Move::new(
+                    Square::new_unchecked((last >> 8) as u8),
+                    Square::new_unchecked(last as u8),
+                );
+                pos.is_pseudo_legal(e) && pos.is_legal_pseudo_against(e, kinds)
+            };
+            let mated = !again
+                && match pos.some_legal_move_against(kinds, check) {
+                    Some(e) => {
+                        self.escapes[move_index(m)] =
+                            (e.from().index() as u16) << 8 | e.to().index() as u16;
+                        false
+                    }
+                    None => true,
+                };
             pos.undo(m, undo);
             if mated {
                 return true;
@@ -740,12 +779,13 @@ impl CheckFilter {
 ///   the witness would leave.
 /// - A step of the general to `s`: `s` and the points sensitive for a general there, with
 ///   the point it leaves (the step stays legal while none of them changes).
-#[derive(Default)]
 struct Witnesses {
     sets: [u128; Witnesses::MAX],
     len: usize,
     /// Three of them are pairwise disjoint: a move, which changes two points, leaves one.
     spare: bool,
+    /// With `spare`, those three moves.
+    spare_moves: [Move; 3],
     /// The general's legal steps (when they were looked for: not with three disjoint
     /// witnesses, nor with eight others).
     steps: u128,
@@ -754,8 +794,19 @@ struct Witnesses {
 impl Witnesses {
     const MAX: usize = 8;
 
+    fn none() -> Witnesses {
+        let nothing = Move::new(Square::new_unchecked(0), Square::new_unchecked(0));
+        Witnesses {
+            sets: [0; Witnesses::MAX],
+            len: 0,
+            spare: false,
+            spare_moves: [nothing; 3],
+            steps: 0,
+        }
+    }
+
     fn of(null: &Position, sensitive: u128) -> Witnesses {
-        let mut w = Witnesses::default();
+        let mut w = Witnesses::none();
         let us = null.turn();
         let general = null.general(us);
         let mut list = MoveList::new();
@@ -779,6 +830,7 @@ impl Witnesses {
                 let f = footprint(kind, Move::new(from, to));
                 if f & used == 0 {
                     used |= f;
+                    w.spare_moves[disjoint] = Move::new(from, to);
                     disjoint += 1;
                     if disjoint == 3 {
                         w.spare = true;
@@ -802,6 +854,30 @@ impl Witnesses {
             }
         }
         w
+    }
+
+    /// Three disjoint witnesses found at another node, if they are witnesses here too
+    /// (`null` and `sensitive` as for [`Witnesses::of`]): moves by the piece rules of the
+    /// side to move's pieces other than the general, off the sensitive points, their
+    /// points pairwise disjoint. Siblings in the search mostly share them.
+    fn still_spare(null: &Position, sensitive: u128, moves: [Move; 3]) -> Option<Witnesses> {
+        let mut used = 0;
+        for m in moves {
+            let piece = null.piece_at(m.from())?;
+            if piece.color != null.turn() || piece.kind == Kind::General {
+                return None;
+            }
+            let f = footprint(piece.kind, m);
+            if f & (sensitive | used) != 0 || !null.is_pseudo_legal(m) {
+                return None;
+            }
+            used |= f;
+        }
+        Some(Witnesses {
+            spare: true,
+            spare_moves: moves,
+            ..Witnesses::none()
+        })
     }
 
     fn push(&mut self, set: u128) {
@@ -929,6 +1005,40 @@ mod tests {
         out
     }
 
+    /// Three witnesses kept from one position and found still good in the next are legal
+    /// moves there, with pairwise disjoint points off the general's sensitive ones.
+    #[test]
+    fn kept_witnesses_are_witnesses() {
+        let (mut kept, mut tried) = (0, 0);
+        let mut last: Option<[Move; 3]> = None;
+        for pos in sample_positions() {
+            if pos.is_check() {
+                continue;
+            }
+            let sensitive = crate::movegen::sensitive_points_of(pos.general(pos.turn()));
+            if let Some(moves) = last {
+                tried += 1;
+                if let Some(w) = Witnesses::still_spare(&pos, sensitive, moves) {
+                    kept += 1;
+                    let legal = pos.legal_moves();
+                    let mut used = sensitive;
+                    for m in w.spare_moves {
+                        assert!(legal.contains(&m), "{m:?} in {pos}");
+                        let f = footprint(pos.piece_at(m.from()).unwrap().kind, m);
+                        assert_eq!(f & used, 0, "{m:?} in {pos}");
+                        used |= f;
+                    }
+                }
+            }
+            let w = Witnesses::of(&pos, sensitive);
+            if w.spare {
+                last = Some(w.spare_moves);
+            }
+        }
+        eprintln!("{kept} of {tried} kept");
+        assert!(kept > 1000 && kept < tried, "{kept} of {tried}");
+    }
+
     /// The quick mate-in-one test agrees with playing every legal move and asking whether
     /// the other side has a legal move left; the check filter passes every check.
     #[test]
@@ -937,19 +1047,23 @@ mod tests {
         let stop = AtomicBool::new(false);
         let nodes = AtomicU64::new(0);
         let (mut mates, mut stalemates, mut total) = (0, 0, 0);
+        let heuristics = Heuristics::new();
+        let shared = Shared {
+            tt: &tt,
+            tb: None,
+            table_pieces: 0,
+            // (the mate-in-one test asks the side to move, whichever it is)
+            attacker: Color::Red,
+            stop: &stop,
+            deadline: None,
+            max_nodes: None,
+            nodes: &nodes,
+            heuristics: &heuristics,
+        };
+        // one searcher for all, as in a search: the witnesses and answers it remembers
+        // from one position are tried on the next (the positions come in game order)
+        let mut searcher = Searcher::new(&shared);
         for mut pos in sample_positions() {
-            let shared = Shared {
-                tt: &tt,
-                tb: None,
-                table_pieces: 0,
-                attacker: pos.turn(),
-                stop: &stop,
-                deadline: None,
-                max_nodes: None,
-                nodes: &nodes,
-                heuristics: &Heuristics::new(),
-            };
-            let mut searcher = Searcher::new(&shared);
             let mut by_check = false;
             let mut by_stalemate = false;
             let filter = CheckFilter::new(&pos);
