@@ -341,9 +341,9 @@ impl<'a> Searcher<'a> {
     /// Whether the side to move (the attacker) has a move after which the other side has
     /// no legal move (checkmate, or stalemate, which loses too).
     ///
-    /// A move is played only when it may end the game: when [`CheckFilter`] lets it
-    /// through, or when it gives no check (and so can only stalemate) and none of the
-    /// defender's witness moves (see [`Witnesses`]) survives it.
+    /// A move is played only when it may end the game: when it checks (the candidates come
+    /// from [`check_candidates`]), or when it gives no check (and so can only stalemate)
+    /// and none of the defender's witness moves (see [`Witnesses`]) survives it.
     fn mate_in_one(&mut self, pos: &mut Position) -> bool {
         // (the mover's own legality, and its kinds of piece, only once a move is worth a
         // closer look)
@@ -372,15 +372,30 @@ impl<'a> Searcher<'a> {
             }
         };
         pos.pass_turn();
-        let checks = CheckFilter::new(pos);
-        // only the moves that may check or take every witness away
+        // only the moves that may check, found from where each kind of piece checks, and
+        // those that may take every witness away (none with three disjoint witnesses)
         let mut list = MoveList::new();
-        checks.candidates(pos, witnesses.must_touch(), &mut list);
-        for &m in list.iter() {
+        let unsure = check_candidates(pos, &mut list);
+        let checks_end = list.len();
+        if !witnesses.spare {
+            moves_touching(pos, witnesses.must_touch(), &mut list);
+        }
+        for (i, &m) in list.iter().enumerate() {
             let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
-            // (whether it checks, on the board as it would stand, without playing it)
-            let check = checks.may_check(pos, m) && pos.gives_check(m);
-            if !check && (witnesses.survive(touched) || witnesses.step_survives(pos, m)) {
+            // (whether it checks, on the board as it would stand, without playing it; a
+            // check among the moves that may stalemate was a candidate check already)
+            let check = if i < unsure {
+                pos.gives_check(m)
+            } else if i < checks_end {
+                true
+            } else if pos.gives_check(m) {
+                continue;
+            } else {
+                false
+            };
+            if !check
+                && (i < checks_end || witnesses.survive(touched) || witnesses.step_survives(pos, m))
+            {
                 continue;
             }
             if !legality
@@ -627,8 +642,170 @@ static NEAR: [u128; 90] = {
     t
 };
 
+/// The nearest occupied point of a half-line from [`crate::tables::RAYS`] (north and east
+/// count up from their point, south and west down).
+#[inline(always)]
+fn nearest(dir: usize, bits: u128) -> u128 {
+    if dir.is_multiple_of(2) {
+        bits & bits.wrapping_neg()
+    } else {
+        1u128 << (127 - bits.leading_zeros())
+    }
+}
+
+/// The points of a half-line before `p`, one of its points.
+#[inline(always)]
+fn before(dir: usize, ray: u128, p: u128) -> u128 {
+    if dir.is_multiple_of(2) {
+        ray & (p - 1)
+    } else {
+        ray & !((p << 1) - 1)
+    }
+}
+
+/// Adds the pseudo-legal moves of the side to move that may give check (the other general
+/// not being in check), found from where each kind of piece attacks the general rather than
+/// by testing every move:
+///
+/// - A piece whose leaving may uncover an attack (the first piece of a half-line with a
+///   chariot of the mover's second, one of the first two with a cannon of the mover's
+///   third, a piece on the leg of a horse of the mover's aimed at the general), and a
+///   cannon of the mover's first on a half-line (it checks by taking the third piece over
+///   the second): all its moves.
+/// - Any other piece: its moves that land where its kind attacks the general (a chariot
+///   before the half-line's first piece or onto it, a cannon between the first and second
+///   or onto the second, a horse where horses attack from with the leg free, a soldier
+///   next to the general), or before a cannon of the mover's that is the first piece of a
+///   half-line (as its screen). Moving along a half-line it stands on changes nothing else
+///   for the others: a chariot first on one, or a cannon second, would be attacking
+///   already.
+///
+/// The moves of the first kind come first in the list; the number of them is returned.
+/// Every move of the second kind gives check: it lands where the general is attacked from
+/// with nothing else between, or in front of a cannon with nothing between.
+///
+/// (Opening the file between the generals is not a legal move, so it needs no test.)
+fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
+    use crate::tables::{HORSE_ATTACKS, RAYS, SOLDIER_REACH};
+    let us = pos.turn();
+    let g = pos.general(!us).index();
+    let occupied = pos.occupancy();
+    let ours = pos.occupied[us.index()];
+    let theirs = pos.occupied[(!us).index()];
+    let kind_of = |b: u128| {
+        (b & ours != 0)
+            .then(|| pos.board[b.trailing_zeros() as usize].map(|p| p.kind))
+            .flatten()
+    };
+    let (mut screen, mut chariot, mut cannon, mut soldier, mut uncover) = (0, 0, 0, 0, 0);
+    for (dir, &ray) in RAYS[g].iter().enumerate() {
+        let blockers = ray & occupied;
+        if ray != 0 {
+            let next = nearest(dir, ray);
+            if SOLDIER_REACH[us.index()][next.trailing_zeros() as usize] >> g & 1 == 1 {
+                soldier |= next;
+            }
+        }
+        if blockers == 0 {
+            chariot |= ray;
+            continue;
+        }
+        let first = nearest(dir, blockers);
+        let open = before(dir, ray, first);
+        chariot |= open | (first & theirs);
+        if kind_of(first) == Some(Kind::Cannon) {
+            // (it becomes a screen's cannon by taking the third piece over the second)
+            screen |= open;
+            uncover |= first;
+        }
+        let beyond = ray & !open & !first;
+        let rest = blockers & !first;
+        if rest == 0 {
+            cannon |= beyond;
+            continue;
+        }
+        let second = nearest(dir, rest);
+        cannon |= (beyond & before(dir, ray, second)) | (second & theirs);
+        if kind_of(second) == Some(Kind::Chariot) {
+            uncover |= first & ours;
+        }
+        let rest = rest & !second;
+        if rest != 0 && kind_of(nearest(dir, rest)) == Some(Kind::Cannon) {
+            uncover |= (first | second) & ours;
+        }
+    }
+    let mut horse = 0;
+    let mut sources = HORSE_ATTACKS.origins[g];
+    while sources != 0 {
+        let s = sources.trailing_zeros() as usize;
+        sources &= sources - 1;
+        let leg = 1u128 << HORSE_ATTACKS.leg[g][s];
+        if leg & occupied == 0 {
+            horse |= 1u128 << s;
+        } else if kind_of(1u128 << s) == Some(Kind::Horse) {
+            uncover |= leg & ours;
+        }
+    }
+    let mut uncovering = uncover & ours;
+    while uncovering != 0 {
+        let i = uncovering.trailing_zeros() as usize;
+        uncovering &= uncovering - 1;
+        pos.pseudo_moves_from(Square::new_unchecked(i as u8), list);
+    }
+    let unsure = list.len();
+    let mut own = ours & !uncover;
+    while own != 0 {
+        let i = own.trailing_zeros() as usize;
+        own &= own - 1;
+        let from = Square::new_unchecked(i as u8);
+        let kind = pos.board[i].expect("an occupied point").kind;
+        let land = screen
+            | match kind {
+                Kind::Chariot => chariot,
+                Kind::Cannon => cannon,
+                Kind::Horse => horse,
+                Kind::Soldier => soldier,
+                _ => 0,
+            };
+        if land == 0 || (!matches!(kind, Kind::Chariot | Kind::Cannon) && NEAR[i] & land == 0) {
+            continue;
+        }
+        let (quiet, captures) = pos.targets(i, occupied);
+        let mut ends = (quiet | captures) & land;
+        while ends != 0 {
+            let to = ends.trailing_zeros() as u8;
+            ends &= ends - 1;
+            list.push(Move::new(from, Square::new_unchecked(to)));
+        }
+    }
+    unsure
+}
+
+/// Adds the pseudo-legal moves of the side to move that start or end on one of `points`.
+fn moves_touching(pos: &Position, points: u128, list: &mut MoveList) {
+    let occupied = pos.occupancy();
+    let mut own = pos.occupied[pos.turn().index()];
+    while own != 0 {
+        let i = own.trailing_zeros() as usize;
+        own &= own - 1;
+        let from = Square::new_unchecked(i as u8);
+        if points >> i & 1 == 1 {
+            pos.pseudo_moves_from(from, list);
+            continue;
+        }
+        let (quiet, captures) = pos.targets(i, occupied);
+        let mut ends = (quiet | captures) & points;
+        while ends != 0 {
+            let to = ends.trailing_zeros() as u8;
+            ends &= ends - 1;
+            list.push(Move::new(from, Square::new_unchecked(to)));
+        }
+    }
+}
+
 /// A quick, conservative test of whether a move of the side to move may give check: a
 /// move it rejects surely gives none (the other general not being in check before it).
+/// Inner nodes order their moves with it, checks first.
 ///
 /// Whether a half-line from the general holds a check depends only on the points of that
 /// half-line, so a move that touches none of them, or after which no chariot or cannon of
@@ -701,42 +878,6 @@ impl CheckFilter {
             horse_zone,
             horse_sources,
             near,
-        }
-    }
-
-    /// The pseudo-legal moves of the side to move that [`CheckFilter::may_check`] passes or
-    /// that touch `must_touch`, and perhaps others. A chariot or cannon may check by
-    /// ending on a half-line from the general, by leaving one that holds two of them, or
-    /// by touching the horse zone while a horse stands where horses check from (uncovering
-    /// its leg): one standing on none of those points gets only its moves that end on one
-    /// of them or in `must_touch`. Every other piece gets all its moves, unless it stands
-    /// more than two files or two ranks away from every point where such a move could
-    /// start or end.
-    fn candidates(&self, pos: &Position, must_touch: u128, list: &mut MoveList) {
-        let horse_zone = if self.horse_in_sources != 0 {
-            self.horse_zone
-        } else {
-            0
-        };
-        let slider_from = self.lines_two | horse_zone | must_touch;
-        let slider_to = self.lines | horse_zone | must_touch;
-        let relevant = self.lines_one | self.horse_sources | self.near | horse_zone | must_touch;
-        let mut own = pos.occupied[pos.turn().index()];
-        while own != 0 {
-            let i = own.trailing_zeros() as usize;
-            own &= own - 1;
-            let from = Square::new_unchecked(i as u8);
-            let slider =
-                matches!(pos.board[i], Some(p) if matches!(p.kind, Kind::Chariot | Kind::Cannon));
-            if slider {
-                if slider_from >> i & 1 == 0 {
-                    pos.slider_moves_to(from, slider_to, list);
-                } else {
-                    pos.pseudo_moves_from(from, list);
-                }
-            } else if NEAR[i] & relevant != 0 {
-                pos.pseudo_moves_from(from, list);
-            }
         }
     }
 
@@ -1067,27 +1208,35 @@ mod tests {
             let mut by_check = false;
             let mut by_stalemate = false;
             let filter = CheckFilter::new(&pos);
-            // the moves generated for a closer look hold every move the filter passes and
-            // every move touching the points given (here a few sample sets)
+            // the moves listed as touching points are those that do (here a few sample sets)
             let mut all = MoveList::new();
             pos.pseudo_moves(&mut all);
-            for must_touch in [0, 1u128 << pos.general(!pos.turn()).index(), 0x1ff << 36] {
+            for points in [0, 1u128 << pos.general(!pos.turn()).index(), 0x1ff << 36] {
                 let mut some = MoveList::new();
-                filter.candidates(&pos, must_touch, &mut some);
-                for &m in all.iter() {
-                    let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
-                    if filter.may_check(&pos, m) || touched & must_touch != 0 {
-                        assert!(some.contains(&m), "{m:?} not a candidate in {pos}");
-                    }
-                }
-                assert!(some.iter().all(|m| all.contains(m)), "{pos}");
+                moves_touching(&pos, points, &mut some);
+                let touching = |m: &Move| {
+                    ((1u128 << m.from().index()) | (1u128 << m.to().index())) & points != 0
+                };
+                let mut expected: Vec<Move> = all.iter().copied().filter(touching).collect();
+                let mut found: Vec<Move> = some.iter().copied().collect();
+                expected.sort();
+                found.sort();
+                assert_eq!(found, expected, "{pos}");
+            }
+            let mut candidates = MoveList::new();
+            let unsure = check_candidates(&pos, &mut candidates);
+            assert!(candidates.iter().all(|m| all.contains(m)), "{pos}");
+            // (those past the first `unsure` are checks)
+            for &m in &candidates[unsure..] {
+                assert!(pos.gives_check(m), "{m:?} in {pos}");
             }
             for &m in pos.legal_moves().iter() {
                 let mut p = pos.clone();
                 p.play_unchecked(m);
                 // the filter never lets a check through unplayed, nor does the test on
-                // the board as it would stand
+                // the board as it would stand, and every check is a candidate
                 assert!(!p.is_check() || filter.may_check(&pos, m), "{m:?} in {pos}");
+                assert!(!p.is_check() || candidates.contains(&m), "{m:?} in {pos}");
                 assert_eq!(p.is_check(), pos.gives_check(m), "{m:?} in {pos}");
                 if !p.has_legal_move() {
                     if p.is_check() {
