@@ -382,20 +382,22 @@ impl<'a> Searcher<'a> {
         }
         for (i, &m) in list.iter().enumerate() {
             let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
-            // (whether it checks, on the board as it would stand, without playing it; a
-            // check among the moves that may stalemate was a candidate check already)
+            // (whether it checks, on the board as it would stand, without playing it; among
+            // the moves that may stalemate, a check was a candidate check already, and one
+            // that a witness survives cannot stalemate)
             let check = if i < unsure {
                 pos.gives_check(m)
             } else if i < checks_end {
                 true
-            } else if pos.gives_check(m) {
+            } else if witnesses.survive(touched)
+                || pos.gives_check(m)
+                || witnesses.step_survives(pos, m)
+            {
                 continue;
             } else {
                 false
             };
-            if !check
-                && (i < checks_end || witnesses.survive(touched) || witnesses.step_survives(pos, m))
-            {
+            if !check && i < checks_end {
                 continue;
             }
             if !legality
