@@ -836,18 +836,11 @@ impl Position {
     /// [`Position::has_legal_move_against`]).
     pub(crate) fn some_legal_move_against(&self, kinds: Attackers, in_check: bool) -> Option<Move> {
         let legality = self.legality_knowing(kinds, in_check);
+        if let Some(m) = self.legal_general_step(&legality) {
+            return Some(m);
+        }
         let us = self.turn;
         let general = self.general(us);
-        for &to in &GENERAL_STEPS[general.index()] {
-            if to == NONE {
-                break;
-            }
-            let own = matches!(self.at(to as usize), Some(p) if p.color == us);
-            let m = Move::new(general, sq(to));
-            if !own && legality.move_is_legal(self, m) {
-                return Some(m);
-            }
-        }
         let occupied = self.occupancy();
         let others = self.occupied[us.index()] & !point_bit(general.index());
         squares_of(others).find_map(|from| {
@@ -863,9 +856,9 @@ impl Position {
         })
     }
 
+    /// A legal step of the general of the side to move, if it has one.
     #[inline(always)]
-    fn has_legal_move_with(&self, legality: &Legality) -> bool {
-        // the general's own steps first: few, and usually one of them is legal
+    fn legal_general_step(&self, legality: &Legality) -> Option<Move> {
         let us = self.turn;
         let general = self.general(us);
         for &to in &GENERAL_STEPS[general.index()] {
@@ -873,11 +866,23 @@ impl Position {
                 break;
             }
             let own = matches!(self.at(to as usize), Some(p) if p.color == us);
-            if !own && legality.move_is_legal(self, Move::new(general, sq(to))) {
-                return true;
+            let m = Move::new(general, sq(to));
+            if !own && legality.move_is_legal(self, m) {
+                return Some(m);
             }
         }
+        None
+    }
+
+    #[inline(always)]
+    fn has_legal_move_with(&self, legality: &Legality) -> bool {
+        // the general's own steps first: few, and usually one of them is legal
+        if self.legal_general_step(legality).is_some() {
+            return true;
+        }
         // then the others' targets as bits, without listing their moves
+        let us = self.turn;
+        let general = self.general(us);
         let occupied = self.occupancy();
         let others = self.occupied[us.index()] & !point_bit(general.index());
         squares_of(others).any(|from| {

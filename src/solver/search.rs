@@ -773,14 +773,19 @@ fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
             continue;
         }
         let (quiet, captures) = pos.targets(i, occupied);
-        let mut ends = (quiet | captures) & land;
-        while ends != 0 {
-            let to = ends.trailing_zeros() as u8;
-            ends &= ends - 1;
-            list.push(Move::new(from, Square::new_unchecked(to)));
-        }
+        push_moves(from, (quiet | captures) & land, list);
     }
     unsure
+}
+
+/// Adds the moves from `from` to each of `ends`.
+#[inline(always)]
+fn push_moves(from: Square, mut ends: u128, list: &mut MoveList) {
+    while ends != 0 {
+        let to = ends.trailing_zeros() as u8;
+        ends &= ends - 1;
+        list.push(Move::new(from, Square::new_unchecked(to)));
+    }
 }
 
 /// Adds the pseudo-legal moves of the side to move that start or end on one of `points`.
@@ -796,12 +801,7 @@ fn moves_touching(pos: &Position, points: u128, list: &mut MoveList) {
             continue;
         }
         let (quiet, captures) = pos.targets(i, occupied);
-        let mut ends = (quiet | captures) & points;
-        while ends != 0 {
-            let to = ends.trailing_zeros() as u8;
-            ends &= ends - 1;
-            list.push(Move::new(from, Square::new_unchecked(to)));
-        }
+        push_moves(from, (quiet | captures) & points, list);
     }
 }
 
