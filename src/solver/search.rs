@@ -463,6 +463,19 @@ impl<'a> Searcher<'a> {
             self.shared.tt.put(key, b);
             return Ok(lost);
         }
+        // four plies and more from the end, a defender's move into a position the table
+        // already knows the attacker cannot win within d − 1 from refutes at once, where
+        // the move tried first would cost a subtree (an enhanced transposition cutoff; the
+        // move is credited as a killer, not kept as the position's move)
+        if !attacker
+            && d >= 4
+            && let Some(m) = self.refuted_by_table(pos, list, d)
+        {
+            let now = self.shared.tt.get(key).with_no_mate_within(d);
+            self.shared.tt.put(key, now);
+            self.shared.heuristics.reward(pos.turn().index(), m, d, ply);
+            return Ok(false);
+        }
         // move order: the table's move, checks (the attacker's), captures of the most
         // valuable piece, killers, history
         let mut scored = std::mem::take(&mut self.scored[ply.min(MAX_PLY)]);
@@ -524,6 +537,22 @@ impl<'a> Searcher<'a> {
             }
         };
         Ok(mates)
+    }
+
+    /// A legal move of the defender's after which the transposition table already knows
+    /// that the attacker has no mate within `d − 1`.
+    fn refuted_by_table(&self, pos: &Position, list: &MoveList, d: u32) -> Option<Move> {
+        // (every child's slot fetched first, so that the misses overlap)
+        for &m in list.iter() {
+            self.shared.tt.prefetch(pos.key_after(m));
+        }
+        let mut legality = None;
+        list.iter().copied().find(|&m| {
+            self.shared.tt.get(pos.key_after(m)).no_mate_within(d - 1)
+                && legality
+                    .get_or_insert_with(|| pos.legality())
+                    .move_is_legal(pos, m)
+        })
     }
 
     /// Tries the legal moves among the scored ones, best first, for the first after which
