@@ -413,8 +413,7 @@ impl<'a> Searcher<'a> {
             // (a move that got this far either checks or may stalemate; whether it
             // checks is known exactly)
             // (the answer that escaped this move last time usually does again)
-            let slot = &mut self.escapes[move_index(m)];
-            let last = *slot;
+            let last = self.escapes[move_index(m)];
             let again = last != NO_KILLER && {
                 let e = Move::new(
                     Square::new_unchecked((last >> 8) as u8),
