@@ -180,7 +180,7 @@ fn step(s: usize, dir: usize) -> usize {
 
 /// Iterates the set bits of a 90-bit occupancy mask as squares.
 #[inline(always)]
-fn squares_of(mut mask: u128) -> impl Iterator<Item = Square> {
+pub(crate) fn squares_of(mut mask: u128) -> impl Iterator<Item = Square> {
     std::iter::from_fn(move || {
         if mask == 0 {
             None

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use super::tt::{Bounds, Tt};
 use crate::material::Material;
+use crate::movegen::squares_of;
 use crate::moves::{Move, MoveList};
 use crate::piece::{Color, Kind};
 use crate::position::Position;
@@ -765,10 +766,8 @@ fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
         }
     }
     let mut horse = 0;
-    let mut sources = HORSE_ATTACKS.origins[g];
-    while sources != 0 {
-        let s = sources.trailing_zeros() as usize;
-        sources &= sources - 1;
+    for s in squares_of(HORSE_ATTACKS.origins[g]) {
+        let s = s.index();
         let leg = 1u128 << HORSE_ATTACKS.leg[g][s];
         if leg & occupied == 0 {
             horse |= 1u128 << s;
@@ -776,18 +775,12 @@ fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
             uncover |= leg & ours;
         }
     }
-    let mut uncovering = uncover & ours;
-    while uncovering != 0 {
-        let i = uncovering.trailing_zeros() as usize;
-        uncovering &= uncovering - 1;
-        pos.pseudo_moves_from(Square::new_unchecked(i as u8), list);
+    for from in squares_of(uncover & ours) {
+        pos.pseudo_moves_from(from, list);
     }
     let unsure = list.len();
-    let mut own = ours & !uncover;
-    while own != 0 {
-        let i = own.trailing_zeros() as usize;
-        own &= own - 1;
-        let from = Square::new_unchecked(i as u8);
+    for from in squares_of(ours & !uncover) {
+        let i = from.index();
         let kind = pos.board[i].expect("an occupied point").kind;
         let land = screen
             | match kind {
@@ -808,22 +801,17 @@ fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
 
 /// Adds the moves from `from` to each of `ends`.
 #[inline(always)]
-fn push_moves(from: Square, mut ends: u128, list: &mut MoveList) {
-    while ends != 0 {
-        let to = ends.trailing_zeros() as u8;
-        ends &= ends - 1;
-        list.push(Move::new(from, Square::new_unchecked(to)));
+fn push_moves(from: Square, ends: u128, list: &mut MoveList) {
+    for to in squares_of(ends) {
+        list.push(Move::new(from, to));
     }
 }
 
 /// Adds the pseudo-legal moves of the side to move that start or end on one of `points`.
 fn moves_touching(pos: &Position, points: u128, list: &mut MoveList) {
     let occupied = pos.occupancy();
-    let mut own = pos.occupied[pos.turn().index()];
-    while own != 0 {
-        let i = own.trailing_zeros() as usize;
-        own &= own - 1;
-        let from = Square::new_unchecked(i as u8);
+    for from in squares_of(pos.occupied[pos.turn().index()]) {
+        let i = from.index();
         if points >> i & 1 == 1 {
             pos.pseudo_moves_from(from, list);
             continue;
