@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use canju::Position;
-use canju::solver::{Options, Verdict, solve};
+use canju::solver::{DEFAULT_HASH_MB, Options, Solver, Verdict};
 
 struct Case {
     fen: String,
@@ -121,10 +121,16 @@ fn main() {
     );
     let mut times = Vec::new();
     let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
+    // (its table set up once, as the peer's is before it is asked to search)
+    let mut solver = Solver::new(DEFAULT_HASH_MB);
     for (i, c) in cases().iter().enumerate() {
         let pos: Position = c.fen.parse().expect("a legal FEN");
         let moves = c.plies.div_ceil(2);
-        let s = pool.install(|| solve(&pos, &Options::new(moves), None).expect("solves"));
+        let s = pool.install(|| {
+            solver
+                .solve(&pos, &Options::new(moves), None)
+                .expect("solves")
+        });
         assert_eq!(
             s.verdict,
             Verdict::Win { plies: c.plies },

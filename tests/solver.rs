@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 
 use canju::Position;
-use canju::solver::{Options, Solution, Verdict, solve};
+use canju::solver::{Options, Solution, Solver, Verdict, mate_distance, solve};
 use canju::tablebase::{Tablebase, Value};
 use common::{Rng, TempDir, build_into};
 use proptest::prelude::*;
@@ -120,6 +120,43 @@ fn classical_patterns_at_their_exact_length() {
             let s = solved(fen, plies.div_ceil(2) - 1, None);
             assert_eq!(s.verdict, Verdict::None, "{name}");
             assert!(s.winning_moves.is_empty());
+        }
+    }
+}
+
+/// A solver that keeps its table from one proof to the next answers each position as a
+/// fresh solve does (verdict, every winning first move with its length, the main line, the
+/// depth searched): positions one after another, each again after others, and mate
+/// distances for either side in between.
+#[test]
+fn a_reused_solver_answers_as_fresh_solves() {
+    let mut positions: Vec<(&str, u32)> = PATTERNS
+        .iter()
+        .map(|&(_, fen, bound, _, _)| (fen, bound))
+        .collect();
+    positions.push(("3akab2/9/4b4/9/9/9/9/9/4R4/3RK4 w", 3));
+    positions.push(("5k3/9/9/6N2/9/P8/9/9/9/4K4 w", 2));
+    let again: Vec<(&str, u32)> = positions.iter().rev().copied().collect();
+    positions.extend(again);
+    let mut solver = Solver::new(4);
+    for (fen, bound) in positions {
+        let pos: Position = fen.parse().unwrap();
+        let options = Options::new(bound);
+        let fresh = solve(&pos, &options, None).unwrap();
+        let reused = solver.solve(&pos, &options, None).unwrap();
+        assert_eq!(reused.verdict, fresh.verdict, "{fen}");
+        assert_eq!(reused.winning_moves, fresh.winning_moves, "{fen}");
+        assert_eq!(reused.pv, fresh.pv, "{fen}");
+        assert_eq!(reused.searched_plies, fresh.searched_plies, "{fen}");
+        for side in [pos.turn(), !pos.turn()] {
+            let plies = 2 * bound - 1;
+            assert_eq!(
+                solver
+                    .mate_distance(&pos, side, plies, &options, None)
+                    .unwrap(),
+                mate_distance(&pos, side, plies, &options, None).unwrap(),
+                "{fen}, {side:?} attacking"
+            );
         }
     }
 }

@@ -7,6 +7,10 @@
 //! depends on the position alone (not on the moves that led to it), so bounds proven
 //! anywhere hold everywhere. Each slot is two atomic words, the key XOR-ed with the data
 //! and the data, so that a slot torn by two writers reads as a miss, never as a wrong hit.
+//!
+//! A table may serve one proof after another ([`Tt::renew`]): each entry carries the number
+//! of the proof that stored it, and an earlier proof's entries read as misses, so that a
+//! reused table answers exactly as a fresh one would, without being cleared.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{
@@ -84,8 +88,12 @@ impl Bounds {
         Some(Move::new(from, to))
     }
 
-    fn pack(self) -> u64 {
-        self.hi as u64 | (self.lo_plus_one as u64) << 8 | (self.best as u64) << 16
+    /// The bounds and the proof's number, never zero (numbers start at one).
+    fn pack(self, generation: u16) -> u64 {
+        self.hi as u64
+            | (self.lo_plus_one as u64) << 8
+            | (self.best as u64) << 16
+            | (generation as u64) << 32
     }
 
     fn unpack(data: u64) -> Bounds {
@@ -110,6 +118,8 @@ pub struct Tt {
     current: AtomicUsize,
     /// The slots of each table.
     sizes: Box<[usize]>,
+    /// The number of the proof the table serves (see [`Tt::renew`]); never zero.
+    generation: u16,
 }
 
 /// A power-of-two number of slots.
@@ -210,6 +220,47 @@ impl Tt {
             levels,
             current: AtomicUsize::new(0),
             sizes: sizes.into_boxed_slice(),
+            generation: 1,
+        }
+    }
+
+    /// A table of about `megabytes` MB at its full size from the start, its memory
+    /// touched now rather than during the proofs: for a caller that solves one position
+    /// after another with it (see [`Tt::renew`]), as an engine sets up its hash table
+    /// before it is asked to search.
+    pub fn full(megabytes: usize) -> Tt {
+        let mut tt = Tt::new(megabytes);
+        let last = tt.sizes.len() - 1;
+        if last > 0 {
+            // (only the full table: the smaller ones would never serve)
+            let size = tt.sizes[last];
+            tt.levels = tt.sizes.iter().map(|_| OnceLock::new()).collect();
+            let _ = tt.levels[last].set(Slots::new(size, size >= HUGE_FROM));
+            tt.current = AtomicUsize::new(last);
+        }
+        // (one write a page: until written, the pages are the system's shared zero page)
+        let slots = &tt.table().slots;
+        for s in slots
+            .iter()
+            .step_by(4096 / std::mem::size_of::<[AtomicU64; 2]>())
+        {
+            s[1].store(0, Relaxed);
+        }
+        tt
+    }
+
+    /// Makes the table ready for another proof: what earlier proofs stored reads as
+    /// missing from now on. (Once in 65,535 proofs the numbers run out and the table is
+    /// cleared instead.)
+    pub fn renew(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            for level in self.levels.iter_mut().filter_map(OnceLock::get_mut) {
+                for s in level.slots.iter_mut() {
+                    *s = [AtomicU64::new(0), AtomicU64::new(0)];
+                }
+            }
+            self.generation = 1;
         }
     }
 
@@ -245,7 +296,7 @@ impl Tt {
             let to = Slots::new(next_size, next_size >= HUGE_FROM);
             for s in from.slots.iter() {
                 let (k, data) = (s[0].load(Relaxed), s[1].load(Relaxed));
-                if data != 0 {
+                if data != 0 && (data >> 32) as u16 == self.generation {
                     let t = to.slot(k ^ data);
                     t[0].store(k, Relaxed);
                     t[1].store(data, Relaxed);
@@ -261,7 +312,7 @@ impl Tt {
     pub fn get(&self, key: u64) -> Bounds {
         let s = self.slot(key);
         let (k, data) = (s[0].load(Relaxed), s[1].load(Relaxed));
-        if k ^ data == key && data != 0 {
+        if k ^ data == key && (data >> 32) as u16 == self.generation {
             Bounds::unpack(data)
         } else {
             Bounds::NONE
@@ -272,7 +323,7 @@ impl Tt {
     /// starting from [`Tt::get`]).
     #[inline]
     pub fn put(&self, key: u64, b: Bounds) {
-        let data = b.pack();
+        let data = b.pack(self.generation);
         let s = self.slot(key);
         s[0].store(key ^ data, Relaxed);
         s[1].store(data, Relaxed);
@@ -305,6 +356,47 @@ mod tests {
         assert!(never.no_mate_within(250));
         let m = Move::new(Square::new(3).unwrap(), Square::new(89).unwrap());
         assert_eq!(Bounds::NONE.with_best(m).best(), Some(m));
+    }
+
+    /// A renewed table answers as a fresh one: what an earlier proof stored is a miss, in
+    /// the table as it is and once it has grown; when the proofs' numbers run out the
+    /// table is cleared, so that an entry from 65,535 proofs back cannot pass for new.
+    #[test]
+    fn a_renewed_table_forgets_the_earlier_proofs() {
+        let mut tt = Tt::new(64);
+        let (a, b) = (0x0123_4567_89ab_cdef_u64, 0xfedc_ba98_7654_3210_u64);
+        let bound = Bounds::NONE.with_mate_within(7).with_no_mate_within(4);
+        tt.put(a, bound);
+        tt.renew();
+        assert_eq!(tt.get(a), Bounds::NONE);
+        tt.put(b, bound);
+        assert_eq!(tt.get(b), bound);
+        // growing moves only this proof's entries
+        tt.grow_after(u64::MAX);
+        assert_eq!((tt.get(a), tt.get(b)), (Bounds::NONE, bound));
+        // the numbers run out: the table is cleared, and numbering starts again at one
+        let first = Bounds::NONE.with_never();
+        tt.generation = 1;
+        tt.put(a, first);
+        tt.generation = u16::MAX;
+        tt.renew();
+        assert_eq!(tt.generation, 1);
+        assert_eq!(tt.get(a), Bounds::NONE);
+        assert_eq!(tt.get(b), Bounds::NONE);
+    }
+
+    /// A full table is whole from the start and never grows.
+    #[test]
+    fn a_full_table_starts_at_its_size() {
+        let tt = Tt::full(64);
+        assert_eq!(tt.table().slots.len(), 1 << 22);
+        tt.grow_after(u64::MAX);
+        assert_eq!(tt.table().slots.len(), 1 << 22);
+        let small = Tt::full(1);
+        assert_eq!(small.table().slots.len(), 1 << 16);
+        let key = 99;
+        small.put(key, Bounds::NONE.with_mate_within(3));
+        assert!(small.get(key).mates_within(3));
     }
 
     /// What a table holds is still there once the table has grown, step by step, and keys
