@@ -104,6 +104,12 @@ pub fn sensitive_points_of(general: Square) -> u128 {
     point_bit(g) | MASKS.lines[g] | MASKS.horse_zone[g]
 }
 
+/// The file and rank of a point (the point included).
+#[inline]
+pub(crate) fn lines_of(s: usize) -> u128 {
+    MASKS.lines[s]
+}
+
 /// The horse zone of a point: where horses attack it from and the legs of those attacks.
 #[inline]
 pub(crate) fn horse_zone_of(s: usize) -> u128 {

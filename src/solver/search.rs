@@ -717,6 +717,7 @@ fn before(dir: usize, ray: u128, p: u128) -> u128 {
 ///
 /// (Opening the file between the generals is not a legal move, so it needs no test.)
 fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
+    use crate::movegen::{between, lines_of};
     use crate::tables::{HORSE_ATTACKS, RAYS, SOLDIER_REACH};
     let us = pos.turn();
     let g = pos.general(!us).index();
@@ -790,7 +791,24 @@ fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
                 Kind::Soldier => soldier,
                 _ => 0,
             };
-        if land == 0 || (!matches!(kind, Kind::Chariot | Kind::Cannon) && NEAR[i] & land == 0) {
+        if matches!(kind, Kind::Chariot | Kind::Cannon) {
+            // (only the few landing points on its own file and rank: a look at what stands
+            // between costs less than working out all it reaches)
+            for to in squares_of(land & lines_of(i) & !ours) {
+                let t = to.index();
+                let screens = (between(i, t) & occupied).count_ones();
+                let reaches = match kind {
+                    Kind::Chariot => screens == 0,
+                    _ if theirs >> t & 1 == 1 => screens == 1,
+                    _ => screens == 0,
+                };
+                if reaches {
+                    list.push(Move::new(from, to));
+                }
+            }
+            continue;
+        }
+        if land == 0 || NEAR[i] & land == 0 {
             continue;
         }
         let (quiet, captures) = pos.targets(i, occupied);
