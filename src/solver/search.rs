@@ -38,6 +38,10 @@ pub struct Shared<'a> {
     /// position with more is never looked up.
     pub table_pieces: usize,
     pub attacker: Color,
+    /// The kinds of piece the attacker has at the root: a superset of what it has at any
+    /// node, since pieces are only ever taken (a test of whether the defender's general
+    /// is attacked by kinds the attacker no longer has finds nothing, as it should).
+    pub attacker_kinds: crate::movegen::Attackers,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
     pub max_nodes: Option<u64>,
@@ -346,10 +350,9 @@ impl<'a> Searcher<'a> {
     /// from [`check_candidates`]), or when it gives no check (and so can only stalemate)
     /// and none of the defender's witness moves (see [`Witnesses`]) survives it.
     fn mate_in_one(&mut self, pos: &mut Position) -> bool {
-        // (the mover's own legality, and its kinds of piece, only once a move is worth a
-        // closer look)
+        // (the mover's own legality only once a move is worth a closer look)
         let mut legality = None;
-        let mut kinds = None;
+        let kinds = self.shared.attacker_kinds;
         // (the defender is not in check: every position searched is legal, the root's
         // legality being tested by `solve` and `mate_distance`)
         pos.pass_turn();
@@ -408,8 +411,6 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             self.nodes += 1;
-            // (the mover's kinds of piece, which its own move does not change)
-            let kinds = *kinds.get_or_insert_with(|| pos.attacker_kinds_of(pos.turn()));
             let undo = pos.play_unchecked(m);
             // (a move that got this far either checks or may stalemate; whether it
             // checks is known exactly)
@@ -1229,8 +1230,10 @@ mod tests {
             tt: &tt,
             tb: None,
             table_pieces: 0,
-            // (the mate-in-one test asks the side to move, whichever it is)
+            // (the mate-in-one test asks the side to move, whichever it is, and its kinds of
+            // piece may be any superset of what it has: here every kind)
             attacker: Color::Red,
+            attacker_kinds: crate::movegen::Attackers::ALL,
             stop: &stop,
             deadline: None,
             max_nodes: None,
@@ -1283,6 +1286,13 @@ mod tests {
                 }
             }
             let fast = searcher.mate_in_one(&mut pos);
+            assert_eq!(fast, by_check || by_stalemate, "{pos}");
+            // and with exactly the kinds the side to move has, as at a search's root
+            let exact = Shared {
+                attacker_kinds: pos.attacker_kinds_of(pos.turn()),
+                ..shared
+            };
+            let fast = Searcher::new(&exact).mate_in_one(&mut pos);
             assert_eq!(fast, by_check || by_stalemate, "{pos}");
             mates += by_check as u32;
             stalemates += (by_stalemate && !by_check) as u32;
