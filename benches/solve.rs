@@ -7,6 +7,10 @@
 //! thread, variant xiangqi): it finds one mate of that length, canju proves the exact
 //! length and every winning first move. The peer is never a dependency of canju.
 //!
+//! canju solves the positions with one [`Solver`], whose transposition table is set up
+//! before the timing starts, as the peer's hash table is before it is asked to search; no
+//! proof reads what an earlier one stored.
+//!
 //! Run: `cargo bench --bench solve` (`-- --threads N` for canju's threads, default 1;
 //! `-- --no-peer` to skip the peer).
 
