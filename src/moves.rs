@@ -70,6 +70,11 @@ impl MoveList {
         self.len = 0;
     }
 
+    /// Keeps the first `len` moves.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
         let mut j = 0;
         for i in 0..self.len {

@@ -118,6 +118,9 @@ pub struct Searcher<'a> {
     scored: Vec<Vec<(u32, Move)>>,
     /// The last three disjoint witnesses a mate-in-one test found.
     spare: Option<[Move; 3]>,
+    /// The last piece with three witness moves apart but for its own point that a
+    /// mate-in-one test found, and those moves (see [`Witnesses::still_robust`]).
+    robust: Option<[Move; 3]>,
     /// Per move of the attacker's (by [`move_index`]), the defender's answer that last
     /// escaped it in a mate-in-one test, as a killer is kept.
     escapes: Box<[u16]>,
@@ -189,6 +192,7 @@ impl<'a> Searcher<'a> {
             nodes: 0,
             scored: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             spare: None,
+            robust: None,
             escapes: vec![NO_KILLER; 8100].into_boxed_slice(),
         }
     }
@@ -361,16 +365,26 @@ impl<'a> Searcher<'a> {
         // attacker has: its general may come to the file a witness would leave)
         let general = pos.general(pos.turn());
         let sensitive = crate::movegen::sensitive_points_of(general);
-        // (the last leaf's three disjoint witnesses usually serve again)
-        let witnesses = match self
+        // (the last leaf's three disjoint witnesses, or its robust piece, usually serve
+        // again)
+        let mut witnesses = match self
             .spare
             .and_then(|moves| Witnesses::still_spare(pos, sensitive, moves))
-        {
+            .or_else(|| {
+                self.robust
+                    .and_then(|moves| Witnesses::still_robust(pos, sensitive, moves))
+            }) {
             Some(w) => w,
             None => {
                 let w = Witnesses::of(pos, sensitive);
+                // (a robust piece is kept only where three disjoint witnesses are not to
+                // be had, as when the defender has few pieces: elsewhere trying it first
+                // costs more than it saves)
                 if w.spare {
                     self.spare = Some(w.spare_moves);
+                    self.robust = None;
+                } else if let Some(moves) = w.robust {
+                    self.robust = Some(moves);
                 }
                 w
             }
@@ -383,6 +397,17 @@ impl<'a> Searcher<'a> {
         let checks_end = list.len();
         if !witnesses.spare {
             moves_touching(pos, witnesses.must_touch(), &mut list);
+            // (a robust piece kept from another node leaves only the moves that take it:
+            // should there be any, they are looked at with all the witnesses)
+            if witnesses.kept_robust && list.len() > checks_end {
+                list.truncate(checks_end);
+                pos.pass_turn();
+                witnesses = Witnesses::of(pos, sensitive);
+                pos.pass_turn();
+                if !witnesses.spare {
+                    moves_touching(pos, witnesses.must_touch(), &mut list);
+                }
+            }
         }
         for (i, &m) in list.iter().enumerate() {
             let touched = (1u128 << m.from().index()) | (1u128 << m.to().index());
@@ -835,6 +860,15 @@ fn moves_touching(pos: &Position, points: u128, list: &mut MoveList) {
             pos.pseudo_moves_from(from, list);
             continue;
         }
+        // (a piece that cannot reach any of the points is passed over without working
+        // out what it reaches)
+        let reach = match pos.board[i].map(|p| p.kind) {
+            Some(Kind::Chariot | Kind::Cannon) => crate::movegen::lines_of(i),
+            _ => NEAR[i],
+        };
+        if reach & points == 0 {
+            continue;
+        }
         let (quiet, captures) = pos.targets(i, occupied);
         push_moves(from, (quiet | captures) & points, list);
     }
@@ -967,6 +1001,11 @@ struct Witnesses {
     /// The general's legal steps (when they were looked for: not with three disjoint
     /// witnesses, nor with eight others).
     steps: u128,
+    /// Three moves of one piece whose footprints share no point but the piece's own (found
+    /// on the way; see [`Witnesses::still_robust`]).
+    robust: Option<[Move; 3]>,
+    /// The robust piece alone, kept from another node ([`Witnesses::still_robust`]).
+    kept_robust: bool,
 }
 
 impl Witnesses {
@@ -980,6 +1019,8 @@ impl Witnesses {
             spare: false,
             spare_moves: [nothing; 3],
             steps: 0,
+            robust: None,
+            kept_robust: false,
         }
     }
 
@@ -1020,6 +1061,34 @@ impl Witnesses {
                 w.push(f);
             }
         }
+        // no three disjoint witnesses: a piece with three moves whose footprints share
+        // only its own point is a witness by itself (see `still_robust`)
+        let mut pieces = null.occupied[us.index()] & !sensitive;
+        'pieces: while pieces != 0 {
+            let from = Square::new_unchecked(pieces.trailing_zeros() as u8);
+            pieces &= pieces - 1;
+            let kind = null.board[from.index()].expect("an occupied point").kind;
+            let own = 1u128 << from.index();
+            let (quiet, captures) = null.targets(from.index(), occupied);
+            let mut targets = (quiet | captures) & !sensitive;
+            let (mut apart, mut used) = (0, 0u128);
+            let mut moves = [Move::new(from, from); 3];
+            while targets != 0 {
+                let to = Square::new_unchecked(targets.trailing_zeros() as u8);
+                targets &= targets - 1;
+                let f = footprint(kind, Move::new(from, to));
+                if f & used & !own == 0 {
+                    used |= f;
+                    moves[apart] = Move::new(from, to);
+                    apart += 1;
+                    if apart == 3 {
+                        w.robust = Some(moves);
+                        w.push(own);
+                        break 'pieces;
+                    }
+                }
+            }
+        }
         if w.len < Witnesses::MAX {
             let legality = null.legality();
             list.clear();
@@ -1056,6 +1125,38 @@ impl Witnesses {
             spare_moves: moves,
             ..Witnesses::none()
         })
+    }
+
+    /// Three moves of one piece found at another node (see [`Witnesses::of`]), if they are
+    /// here too: the piece, not the general, is the side to move's and off the sensitive
+    /// points, the moves are by the piece rules and end off them, and their footprints
+    /// share no point but the piece's own. Then the piece alone is a witness: a move that
+    /// gives no check and does not take the piece (a move of the other side's can touch
+    /// its point no other way) leaves one of the three legal, since it touches at most
+    /// two points. Only the moves that take the piece are left to look at.
+    fn still_robust(null: &Position, sensitive: u128, moves: [Move; 3]) -> Option<Witnesses> {
+        let from = moves[0].from();
+        let piece = null.piece_at(from)?;
+        let own = 1u128 << from.index();
+        if piece.color != null.turn() || piece.kind == Kind::General || own & sensitive != 0 {
+            return None;
+        }
+        let mut used = 0;
+        for m in moves {
+            let f = footprint(piece.kind, m);
+            if m.from() != from
+                || (1u128 << m.to().index()) & sensitive != 0
+                || f & used & !own != 0
+                || !null.is_pseudo_legal(m)
+            {
+                return None;
+            }
+            used |= f;
+        }
+        let mut w = Witnesses::none();
+        w.push(own);
+        w.kept_robust = true;
+        Some(w)
     }
 
     fn push(&mut self, set: u128) {
@@ -1143,6 +1244,11 @@ mod tests {
                 "5k3/8R/9/9/9/C3R4/9/9/9/nN1K5 w - - 0 1",
                 // 帅五平六 stalemates: black's horse, off the file, would let the generals face
                 "3k5/9/5N3/9/3n5/9/9/9/9/4K4 w - - 0 1",
+                // black's cannon has three moves apart but for its own point (to a5, to a0,
+                // taking c4): 马八退九 (the screen leaves b4 for a2, in the way to a0) or
+                // 相七退九 (the target leaves c4 for a2) takes two of them away at once, so
+                // two would not make the cannon a witness
+                "3k5/9/9/9/9/cNB6/9/9/9/4K4 b - - 0 1",
                 // thin endgames where the attacker has no chariot or cannon
                 "4k4/9/9/9/2n6/9/4P4/4N4/9/3K5 w - - 0 1",
                 "3ak4/9/9/9/4n4/9/2P6/9/9/4K4 w - - 0 1",
@@ -1215,6 +1321,56 @@ mod tests {
         }
         eprintln!("{kept} of {tried} kept");
         assert!(kept > 1000 && kept < tried, "{kept} of {tried}");
+    }
+
+    /// A robust piece (found, or kept from the position before and found still good) is a
+    /// witness by itself: after every move of the other side's that gives no check and
+    /// does not take it, one of its three moves is still legal. Tested by playing them all.
+    #[test]
+    fn robust_pieces_are_witnesses() {
+        let (mut found, mut kept, mut tried, mut answers) = (0, 0, 0, 0);
+        let mut last: Option<[Move; 3]> = None;
+        for pos in sample_positions() {
+            if pos.is_check() {
+                continue;
+            }
+            let sensitive = crate::movegen::sensitive_points_of(pos.general(pos.turn()));
+            let fresh = Witnesses::of(&pos, sensitive).robust;
+            let again = last.filter(|&moves| {
+                tried += 1;
+                Witnesses::still_robust(&pos, sensitive, moves).is_some()
+            });
+            kept += again.is_some() as u32;
+            found += fresh.is_some() as u32;
+            for moves in [fresh, again].into_iter().flatten() {
+                let piece = moves[0].from();
+                let legal = pos.legal_moves();
+                assert!(
+                    moves.iter().all(|m| legal.contains(m)),
+                    "{moves:?} in {pos}"
+                );
+                let mut other = pos.clone();
+                other.pass_turn();
+                for &m in other.legal_moves().iter() {
+                    let mut after = other.clone();
+                    after.play_unchecked(m);
+                    if m.to() == piece || after.is_check() {
+                        continue;
+                    }
+                    let left = after.legal_moves();
+                    assert!(
+                        moves.iter().any(|w| left.contains(w)),
+                        "{m:?} takes all of {moves:?} away in {pos}"
+                    );
+                    answers += 1;
+                }
+            }
+            if fresh.is_some() {
+                last = fresh;
+            }
+        }
+        eprintln!("{found} found, {kept} of {tried} kept, {answers} answers checked");
+        assert!(found > 100 && kept > 100 && answers > 10_000);
     }
 
     /// The quick mate-in-one test agrees with playing every legal move and asking whether
