@@ -42,6 +42,8 @@ pub struct Shared<'a> {
     /// node, since pieces are only ever taken (a test of whether the defender's general
     /// is attacked by kinds the attacker no longer has finds nothing, as it should).
     pub attacker_kinds: crate::movegen::Attackers,
+    /// The same of the defender's.
+    pub defender_kinds: crate::movegen::Attackers,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
     pub max_nodes: Option<u64>,
@@ -195,6 +197,17 @@ impl<'a> Searcher<'a> {
             robust: None,
             escapes: vec![NO_KILLER; 8100].into_boxed_slice(),
         }
+    }
+
+    /// What tests the legality of the side to move's moves, against the kinds of piece the
+    /// other side had at the root (a superset of what it has: pieces are only taken).
+    #[inline]
+    fn legality(&self, pos: &Position) -> crate::movegen::Legality {
+        pos.legality_against(if pos.turn() == self.shared.attacker {
+            self.shared.defender_kinds
+        } else {
+            self.shared.attacker_kinds
+        })
     }
 
     /// Adds this thread's node count to the shared one.
@@ -430,7 +443,7 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             if !legality
-                .get_or_insert_with(|| pos.legality())
+                .get_or_insert_with(|| self.legality(pos))
                 .move_is_legal(pos, m)
             {
                 continue;
@@ -576,7 +589,7 @@ impl<'a> Searcher<'a> {
         list.iter().copied().find(|&m| {
             self.shared.tt.get(pos.key_after(m)).no_mate_within(d - 1)
                 && legality
-                    .get_or_insert_with(|| pos.legality())
+                    .get_or_insert_with(|| self.legality(pos))
                     .move_is_legal(pos, m)
         })
     }
@@ -591,7 +604,7 @@ impl<'a> Searcher<'a> {
         ply: usize,
         want: bool,
     ) -> Result<Tried, Stop> {
-        let legality = pos.legality();
+        let legality = self.legality(pos);
         let mut any_legal = false;
         let n = scored.len();
         if want {
@@ -1390,6 +1403,7 @@ mod tests {
             // piece may be any superset of what it has: here every kind)
             attacker: Color::Red,
             attacker_kinds: crate::movegen::Attackers::ALL,
+            defender_kinds: crate::movegen::Attackers::ALL,
             stop: &stop,
             deadline: None,
             max_nodes: None,
@@ -1445,7 +1459,9 @@ mod tests {
             assert_eq!(fast, by_check || by_stalemate, "{pos}");
             // and with exactly the kinds the side to move has, as at a search's root
             let exact = Shared {
+                attacker: pos.turn(),
                 attacker_kinds: pos.attacker_kinds_of(pos.turn()),
+                defender_kinds: pos.attacker_kinds_of(!pos.turn()),
                 ..shared
             };
             let fast = Searcher::new(&exact).mate_in_one(&mut pos);
