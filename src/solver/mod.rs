@@ -158,6 +158,22 @@ fn legal(pos: &Position) -> Result<(), SolveError> {
 /// zeroing of new pages, 6% of the time on the solver bench). Its answers are those of
 /// [`solve`] and [`mate_distance`]: no proof reads what an earlier one stored (see
 /// [`Tt::renew`]).
+///
+/// ```
+/// use canju::Position;
+/// use canju::solver::{Options, Solver, Verdict};
+///
+/// let mut solver = Solver::new(16);
+/// // 双车错 in three plies, then a stalemate (困毙) in one, with the same table
+/// for (fen, plies) in [
+///     ("4k4/9/9/9/9/9/9/9/R8/R2K5 w", 3),
+///     ("5k3/9/9/6N2/9/P8/9/9/9/4K4 w", 1),
+/// ] {
+///     let pos: Position = fen.parse().unwrap();
+///     let s = solver.solve(&pos, &Options::new(2), None).unwrap();
+///     assert_eq!(s.verdict, Verdict::Win { plies });
+/// }
+/// ```
 pub struct Solver {
     tt: Tt,
 }
