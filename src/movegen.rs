@@ -580,6 +580,26 @@ impl Position {
         general_attacked(general_of(color), !color, kinds, rays, board)
     }
 
+    /// Adds the pseudo-legal moves of the chariot or cannon of the side to move on `from`
+    /// that end on one of `targets`, found without walking its lines.
+    #[inline]
+    pub(crate) fn slider_moves_to(&self, from: Square, targets: u128, list: &mut MoveList) {
+        let f = from.index();
+        let cannon = matches!(self.board[f], Some(p) if p.kind == Kind::Cannon);
+        let occupied = self.occupancy();
+        let mut ends = targets & MASKS.lines[f] & !self.occupied[self.turn.index()];
+        while ends != 0 {
+            let to = ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            let screens = (between(f, to) & occupied).count_ones();
+            // a chariot needs an open line; a cannon too, or exactly one screen to capture
+            let capture = occupied >> to & 1 == 1;
+            if screens == u32::from(cannon && capture) {
+                list.push(Move::new(from, sq(to as u8)));
+            }
+        }
+    }
+
     /// Whether, once the side to move has played the pseudo-legal move `m`, the other
     /// side's general could step from its point to `to` without being attacked there (or
     /// facing the other general). The step itself must be one the general has now.

@@ -203,6 +203,12 @@ fn ask_for_huge_pages(start: usize, len: usize) {
 impl Tt {
     /// A table of about `megabytes` MB (at least 1024 slots).
     pub fn new(megabytes: usize) -> Tt {
+        Tt::starting_at(megabytes, false)
+    }
+
+    /// A table of about `megabytes` MB at its smallest size, or at its full size (the
+    /// smaller ones then never made).
+    fn starting_at(megabytes: usize, at_full: bool) -> Tt {
         let want = ((megabytes.max(1) << 20) / 16).max(1024);
         // the largest power of two that fits
         let full = if want.is_power_of_two() {
@@ -215,10 +221,11 @@ impl Tt {
             sizes.push((last * GROWTH).min(full));
         }
         let levels: Box<[OnceLock<Slots>]> = sizes.iter().map(|_| OnceLock::new()).collect();
-        let _ = levels[0].set(Slots::new(sizes[0], sizes[0] >= HUGE_FROM));
+        let first = if at_full { sizes.len() - 1 } else { 0 };
+        let _ = levels[first].set(Slots::new(sizes[first], sizes[first] >= HUGE_FROM));
         Tt {
             levels,
-            current: AtomicUsize::new(0),
+            current: AtomicUsize::new(first),
             sizes: sizes.into_boxed_slice(),
             generation: 1,
         }
@@ -229,15 +236,7 @@ impl Tt {
     /// after another with it (see [`Tt::renew`]), as an engine sets up its hash table
     /// before it is asked to search.
     pub fn full(megabytes: usize) -> Tt {
-        let mut tt = Tt::new(megabytes);
-        let last = tt.sizes.len() - 1;
-        if last > 0 {
-            // (only the full table: the smaller ones would never serve)
-            let size = tt.sizes[last];
-            tt.levels = tt.sizes.iter().map(|_| OnceLock::new()).collect();
-            let _ = tt.levels[last].set(Slots::new(size, size >= HUGE_FROM));
-            tt.current = AtomicUsize::new(last);
-        }
+        let tt = Tt::starting_at(megabytes, true);
         // (one write a page: until written, the pages are the system's shared zero page)
         let slots = &tt.table().slots;
         for s in slots
@@ -296,7 +295,8 @@ impl Tt {
             let to = Slots::new(next_size, next_size >= HUGE_FROM);
             for s in from.slots.iter() {
                 let (k, data) = (s[0].load(Relaxed), s[1].load(Relaxed));
-                if data != 0 && (data >> 32) as u16 == self.generation {
+                // (an empty slot, or an earlier proof's entry, is not this proof's)
+                if (data >> 32) as u16 == self.generation {
                     let t = to.slot(k ^ data);
                     t[0].store(k, Relaxed);
                     t[1].store(data, Relaxed);
