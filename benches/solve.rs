@@ -1,6 +1,11 @@
-//! The solver on a set of mating positions (`benches/data/solve.txt`): each proven at its
-//! shortest length (the bound is that length, so every winning first move is listed too),
-//! with time, nodes and nodes per second; then median, worst and total.
+//! The solver on two sets of mating positions, each proven at its shortest length (the
+//! bound is that length, so every winning first move is listed too), with time, nodes and
+//! nodes per second; then median, worst and total for each set:
+//!
+//! - `data/compositions.txt`: every composition among the first 190 of 适情雅趣 (1570) with
+//!   a forced win of at most 11 plies, 59 in all, most of them against a threat of mate;
+//! - `data/solve.txt`: positions from Fairy-Stockfish's self-play games in which it found
+//!   the mate itself, and a few set up by hand.
 //!
 //! When Fairy-Stockfish is installed (Debian package `fairy-stockfish`, found on PATH or
 //! in /usr/games), the same positions are given to it side by side (`go mate N`, one
@@ -12,7 +17,7 @@
 //! proof reads what an earlier one stored.
 //!
 //! Run: `cargo bench --bench solve` (`-- --threads N` for canju's threads, default 1;
-//! `-- --no-peer` to skip the peer).
+//! `-- --no-peer` to skip the peer; `-- --set compositions` or `-- --set games` for one set).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -28,8 +33,7 @@ struct Case {
     label: String,
 }
 
-fn cases() -> Vec<Case> {
-    let text = include_str!("data/solve.txt");
+fn cases(text: &str) -> Vec<Case> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
@@ -99,14 +103,33 @@ fn peer_mate(peer: &PathBuf, fen: &str, moves: u32) -> Option<(Duration, Option<
     Some((elapsed, mate))
 }
 
+/// The sets, in the order they run: name, `--set` value, positions.
+const SETS: &[(&str, &str, &str)] = &[
+    (
+        "compositions (适情雅趣)",
+        "compositions",
+        include_str!("data/compositions.txt"),
+    ),
+    ("game positions", "games", include_str!("data/solve.txt")),
+];
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let threads = args
-        .iter()
-        .position(|a| a == "--threads")
-        .and_then(|i| args.get(i + 1))
+    let value_of = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    let threads = value_of("--threads")
         .and_then(|t| t.parse().ok())
         .unwrap_or(1usize);
+    let only = value_of("--set").cloned();
+    if let Some(set) = &only
+        && !SETS.iter().any(|&(_, key, _)| key == set)
+    {
+        eprintln!("--set {set}: no such set (compositions, games)");
+        std::process::exit(2);
+    }
     let use_peer = !args.iter().any(|a| a == "--no-peer");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -119,70 +142,87 @@ fn main() {
         (None, false) => println!("peer: skipped"),
     }
     println!("canju: {threads} thread(s)");
-    println!(
-        "{:>3} {:>5} {:>9} {:>12} {:>8} {:>7} {:>9}  position",
-        "#", "plies", "canju s", "nodes", "M nps", "winners", "peer s"
-    );
-    let mut times = Vec::new();
-    let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
     // (its table set up once, as the peer's is before it is asked to search)
     let mut solver = Solver::new(DEFAULT_HASH_MB);
-    for (i, c) in cases().iter().enumerate() {
-        let pos: Position = c.fen.parse().expect("a legal FEN");
-        let moves = c.plies.div_ceil(2);
-        let s = pool.install(|| {
-            solver
-                .solve(&pos, &Options::new(moves), None)
-                .expect("solves")
-        });
-        assert_eq!(
-            s.verdict,
-            Verdict::Win { plies: c.plies },
-            "{}: the stored length is wrong",
-            c.fen
-        );
-        times.push(s.seconds);
-        total_nodes += s.nodes;
-        let peer_text = match &peer {
-            Some(p) => match peer_mate(p, &c.fen, moves) {
-                Some((t, mate)) => {
-                    peer_total += t.as_secs_f64();
-                    format!(
-                        "{:.3}{}",
-                        t.as_secs_f64(),
-                        if mate == Some(moves as i32) { "" } else { "*" }
-                    )
-                }
-                None => "failed".into(),
-            },
-            None => "-".into(),
-        };
+    let mut summaries = Vec::new();
+    for &(name, key, text) in SETS {
+        if only.as_deref().is_some_and(|o| o != key) {
+            continue;
+        }
+        println!();
+        println!("{name}");
         println!(
-            "{:>3} {:>5} {:>9.3} {:>12} {:>8.2} {:>7} {:>9}  {}",
-            i + 1,
-            c.plies,
-            s.seconds,
-            s.nodes,
-            s.nodes as f64 / s.seconds.max(1e-9) / 1e6,
-            s.winning_moves.len(),
-            peer_text,
-            c.label
+            "{:>3} {:>5} {:>9} {:>12} {:>8} {:>7} {:>9}  position",
+            "#", "plies", "canju s", "nodes", "M nps", "winners", "peer s"
         );
+        let mut times = Vec::new();
+        let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
+        for (i, c) in cases(text).iter().enumerate() {
+            let pos: Position = c.fen.parse().expect("a legal FEN");
+            let moves = c.plies.div_ceil(2);
+            let s = pool.install(|| {
+                solver
+                    .solve(&pos, &Options::new(moves), None)
+                    .expect("solves")
+            });
+            assert_eq!(
+                s.verdict,
+                Verdict::Win { plies: c.plies },
+                "{}: the stored length is wrong",
+                c.fen
+            );
+            times.push(s.seconds);
+            total_nodes += s.nodes;
+            let peer_text = match &peer {
+                Some(p) => match peer_mate(p, &c.fen, moves) {
+                    Some((t, mate)) => {
+                        peer_total += t.as_secs_f64();
+                        format!(
+                            "{:.3}{}",
+                            t.as_secs_f64(),
+                            if mate == Some(moves as i32) { "" } else { "*" }
+                        )
+                    }
+                    None => "failed".into(),
+                },
+                None => "-".into(),
+            };
+            println!(
+                "{:>3} {:>5} {:>9.3} {:>12} {:>8.2} {:>7} {:>9}  {}",
+                i + 1,
+                c.plies,
+                s.seconds,
+                s.nodes,
+                s.nodes as f64 / s.seconds.max(1e-9) / 1e6,
+                s.winning_moves.len(),
+                peer_text,
+                c.label
+            );
+        }
+        let total: f64 = times.iter().sum();
+        let mut sorted = times.clone();
+        sorted.sort_by(f64::total_cmp);
+        let mut summary = format!(
+            "{name}: canju {} positions, median {:.3} s, worst {:.3} s, total {:.2} s, {:.1} M nodes/s",
+            times.len(),
+            sorted[sorted.len() / 2],
+            sorted[sorted.len() - 1],
+            total,
+            total_nodes as f64 / total.max(1e-9) / 1e6
+        );
+        if peer.is_some() {
+            summary += &format!(
+                "; peer total {peer_total:.2} s, canju/peer {:.2}",
+                total / peer_total.max(1e-9)
+            );
+        }
+        summaries.push(summary);
     }
-    let total: f64 = times.iter().sum();
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    println!(
-        "canju: {} positions, median {:.3} s, worst {:.3} s, total {:.2} s, {:.1} M nodes/s",
-        times.len(),
-        sorted[sorted.len() / 2],
-        sorted[sorted.len() - 1],
-        total,
-        total_nodes as f64 / total.max(1e-9) / 1e6
-    );
+    println!();
+    for s in &summaries {
+        println!("{s}");
+    }
     if peer.is_some() {
-        println!(
-            "peer: total {peer_total:.2} s (* = it reported another mate length than the stored one)"
-        );
+        println!("(* after a peer time: it reported another mate length than the stored one)");
     }
 }

@@ -102,6 +102,37 @@ fn a_quiet_defence_first_against_a_threat_of_mate_in_one() {
     check_line(&format!("{fen} w"), &s);
 }
 
+/// Compositions of 适情雅趣 (the solve bench's set): each proven at its length (which
+/// Fairy-Stockfish's `go mate N` also reached) with a line that ends in mate, one move less
+/// proven `none`, and, where the file says black threatens mate in one, that threat is real.
+#[test]
+fn compositions_at_their_exact_length_against_the_defenders_threats() {
+    let text = include_str!("../benches/data/compositions.txt");
+    let (mut count, mut threats) = (0, 0);
+    let mut solver = Solver::new(16);
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let parts: Vec<&str> = line.split(';').map(str::trim).collect();
+        let (fen, plies, label) = (parts[0], parts[1].parse::<u32>().unwrap(), parts[2]);
+        let pos: Position = fen.parse().unwrap();
+        let s = solver
+            .solve(&pos, &Options::new(plies.div_ceil(2)), None)
+            .unwrap();
+        assert_eq!(s.verdict, Verdict::Win { plies }, "{label}");
+        check_line(fen, &s);
+        let shorter = solver
+            .solve(&pos, &Options::new(plies.div_ceil(2) - 1), None)
+            .unwrap();
+        assert_eq!(shorter.verdict, Verdict::None, "{label}");
+        if label.ends_with(", threat") {
+            let black = fen.replacen(" w ", " b ", 1);
+            let t = solved(&black, 1, None);
+            assert_eq!(t.verdict, Verdict::Win { plies: 1 }, "{label}: no threat");
+            threats += 1;
+        }
+        count += 1;
+    }
+    assert!(count >= 30 && threats >= 10, "{count} {threats}");
+}
 #[test]
 fn classical_patterns_at_their_exact_length() {
     for &(name, fen, bound, plies, key) in PATTERNS {

@@ -232,6 +232,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("endgames", include_str!("../../puzzles/endgames.toml")),
     ("mates", include_str!("../../puzzles/mates.toml")),
     ("patterns", include_str!("../../puzzles/patterns.toml")),
+    (
+        "compositions",
+        include_str!("../../puzzles/compositions.toml"),
+    ),
 ];
 
 /// The built-in collections, read and checked for form.
