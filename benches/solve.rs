@@ -113,6 +113,85 @@ const SETS: &[(&str, &str, &str)] = &[
     ("game positions", "games", include_str!("data/solve.txt")),
 ];
 
+/// Proves every position of one set (and runs the peer on it when there is one); returns
+/// the set's summary line.
+fn run_set(
+    name: &str,
+    text: &str,
+    solver: &mut Solver,
+    pool: &rayon::ThreadPool,
+    peer: Option<&PathBuf>,
+) -> String {
+    println!();
+    println!("{name}");
+    println!(
+        "{:>3} {:>5} {:>9} {:>12} {:>8} {:>7} {:>9}  position",
+        "#", "plies", "canju s", "nodes", "M nps", "winners", "peer s"
+    );
+    let mut times = Vec::new();
+    let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
+    for (i, c) in cases(text).iter().enumerate() {
+        let pos: Position = c.fen.parse().expect("a legal FEN");
+        let moves = c.plies.div_ceil(2);
+        let s = pool.install(|| {
+            solver
+                .solve(&pos, &Options::new(moves), None)
+                .expect("solves")
+        });
+        assert_eq!(
+            s.verdict,
+            Verdict::Win { plies: c.plies },
+            "{}: the stored length is wrong",
+            c.fen
+        );
+        times.push(s.seconds);
+        total_nodes += s.nodes;
+        let peer_text = match peer {
+            Some(p) => match peer_mate(p, &c.fen, moves) {
+                Some((t, mate)) => {
+                    peer_total += t.as_secs_f64();
+                    format!(
+                        "{:.3}{}",
+                        t.as_secs_f64(),
+                        if mate == Some(moves as i32) { "" } else { "*" }
+                    )
+                }
+                None => "failed".into(),
+            },
+            None => "-".into(),
+        };
+        println!(
+            "{:>3} {:>5} {:>9.3} {:>12} {:>8.2} {:>7} {:>9}  {}",
+            i + 1,
+            c.plies,
+            s.seconds,
+            s.nodes,
+            s.nodes as f64 / s.seconds.max(1e-9) / 1e6,
+            s.winning_moves.len(),
+            peer_text,
+            c.label
+        );
+    }
+    let total: f64 = times.iter().sum();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let mut summary = format!(
+        "{name}: canju {} positions, median {:.3} s, worst {:.3} s, total {:.2} s, {:.1} M nodes/s",
+        times.len(),
+        sorted[sorted.len() / 2],
+        sorted[sorted.len() - 1],
+        total,
+        total_nodes as f64 / total.max(1e-9) / 1e6
+    );
+    if peer.is_some() {
+        summary += &format!(
+            "; peer total {peer_total:.2} s, canju/peer {:.2}",
+            total / peer_total.max(1e-9)
+        );
+    }
+    summary
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value_of = |name: &str| {
@@ -146,77 +225,9 @@ fn main() {
     let mut solver = Solver::new(DEFAULT_HASH_MB);
     let mut summaries = Vec::new();
     for &(name, key, text) in SETS {
-        if only.as_deref().is_some_and(|o| o != key) {
-            continue;
+        if only.as_deref().is_none_or(|o| o == key) {
+            summaries.push(run_set(name, text, &mut solver, &pool, peer.as_ref()));
         }
-        println!();
-        println!("{name}");
-        println!(
-            "{:>3} {:>5} {:>9} {:>12} {:>8} {:>7} {:>9}  position",
-            "#", "plies", "canju s", "nodes", "M nps", "winners", "peer s"
-        );
-        let mut times = Vec::new();
-        let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
-        for (i, c) in cases(text).iter().enumerate() {
-            let pos: Position = c.fen.parse().expect("a legal FEN");
-            let moves = c.plies.div_ceil(2);
-            let s = pool.install(|| {
-                solver
-                    .solve(&pos, &Options::new(moves), None)
-                    .expect("solves")
-            });
-            assert_eq!(
-                s.verdict,
-                Verdict::Win { plies: c.plies },
-                "{}: the stored length is wrong",
-                c.fen
-            );
-            times.push(s.seconds);
-            total_nodes += s.nodes;
-            let peer_text = match &peer {
-                Some(p) => match peer_mate(p, &c.fen, moves) {
-                    Some((t, mate)) => {
-                        peer_total += t.as_secs_f64();
-                        format!(
-                            "{:.3}{}",
-                            t.as_secs_f64(),
-                            if mate == Some(moves as i32) { "" } else { "*" }
-                        )
-                    }
-                    None => "failed".into(),
-                },
-                None => "-".into(),
-            };
-            println!(
-                "{:>3} {:>5} {:>9.3} {:>12} {:>8.2} {:>7} {:>9}  {}",
-                i + 1,
-                c.plies,
-                s.seconds,
-                s.nodes,
-                s.nodes as f64 / s.seconds.max(1e-9) / 1e6,
-                s.winning_moves.len(),
-                peer_text,
-                c.label
-            );
-        }
-        let total: f64 = times.iter().sum();
-        let mut sorted = times.clone();
-        sorted.sort_by(f64::total_cmp);
-        let mut summary = format!(
-            "{name}: canju {} positions, median {:.3} s, worst {:.3} s, total {:.2} s, {:.1} M nodes/s",
-            times.len(),
-            sorted[sorted.len() / 2],
-            sorted[sorted.len() - 1],
-            total,
-            total_nodes as f64 / total.max(1e-9) / 1e6
-        );
-        if peer.is_some() {
-            summary += &format!(
-                "; peer total {peer_total:.2} s, canju/peer {:.2}",
-                total / peer_total.max(1e-9)
-            );
-        }
-        summaries.push(summary);
     }
     println!();
     for s in &summaries {
