@@ -1,23 +1,28 @@
-//! The solver on two sets of mating positions, each proven at its shortest length (the
+//! The solver on three sets of mating positions, each proven at its shortest length (the
 //! bound is that length, so every winning first move is listed too), with time, nodes and
 //! nodes per second; then median, worst and total for each set:
 //!
-//! - `data/compositions.txt`: every composition among the first 190 of 适情雅趣 (1570) with
-//!   a forced win of at most 11 plies, 59 in all, most of them against a threat of mate;
-//! - `data/solve.txt`: positions from Fairy-Stockfish's self-play games in which it found
-//!   the mate itself, and a few set up by hand.
+//! - **compositions**: every composition among the first 190 of 适情雅趣 (1570) with a forced
+//!   win of at most 11 plies, 59 in all, most of them against a threat of mate
+//!   (`data/shiqingyaqu.txt`, its first column of lengths);
+//! - **连将杀**: every one of those 190 with a win by checks alone (`--checks-only`) of at most
+//!   59 plies, 148 in all, proven by checks alone (its second column);
+//! - **game positions**: positions from Fairy-Stockfish's self-play games in which it found
+//!   the mate itself, and a few set up by hand (`data/solve.txt`).
 //!
 //! When Fairy-Stockfish is installed (Debian package `fairy-stockfish`, found on PATH or
-//! in /usr/games), the same positions are given to it side by side (`go mate N`, one
-//! thread, variant xiangqi): it finds one mate of that length, canju proves the exact
-//! length and every winning first move. The peer is never a dependency of canju.
+//! in /usr/games), the positions of the first and last sets are given to it side by side
+//! (`go mate N`, one thread, variant xiangqi): it finds one mate of that length, canju
+//! proves the exact length and every winning first move. It has no checks-only search, so
+//! the 连将杀 set is canju's alone. The peer is never a dependency of canju.
 //!
 //! canju solves the positions with one [`Solver`], whose transposition table is set up
 //! before the timing starts, as the peer's hash table is before it is asked to search; no
 //! proof reads what an earlier one stored.
 //!
 //! Run: `cargo bench --bench solve` (`-- --threads N` for canju's threads, default 1;
-//! `-- --no-peer` to skip the peer; `-- --set compositions` or `-- --set games` for one set).
+//! `-- --no-peer` to skip the peer; `-- --set compositions`, `-- --set checks` or
+//! `-- --set games` for one set).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -33,16 +38,19 @@ struct Case {
     label: String,
 }
 
-fn cases(text: &str) -> Vec<Case> {
+/// The positions of a data file that have a length in column `column` (counted from 0,
+/// the FEN being column 0; "-" is no length); the last column is the label.
+fn cases(text: &str, column: usize) -> Vec<Case> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| {
+        .filter_map(|l| {
             let parts: Vec<&str> = l.split(';').map(str::trim).collect();
-            Case {
+            let plies = parts[column].parse().ok()?;
+            Some(Case {
                 fen: parts[0].to_string(),
-                plies: parts[1].parse().expect("plies"),
-                label: parts.get(2).unwrap_or(&"").to_string(),
-            }
+                plies,
+                label: parts[parts.len() - 1].to_string(),
+            })
         })
         .collect()
 }
@@ -103,25 +111,53 @@ fn peer_mate(peer: &PathBuf, fen: &str, moves: u32) -> Option<(Duration, Option<
     Some((elapsed, mate))
 }
 
-/// The sets, in the order they run: name, `--set` value, positions.
-const SETS: &[(&str, &str, &str)] = &[
-    (
-        "compositions (适情雅趣)",
-        "compositions",
-        include_str!("data/compositions.txt"),
-    ),
-    ("game positions", "games", include_str!("data/solve.txt")),
+/// One set of the bench.
+struct Set {
+    name: &'static str,
+    /// Its `--set` value.
+    key: &'static str,
+    text: &'static str,
+    /// The column of the lengths in `text`.
+    column: usize,
+    /// Wins by checks alone (连将杀), which the peer cannot be asked for.
+    checks_only: bool,
+}
+
+/// The sets, in the order they run.
+const SETS: &[Set] = &[
+    Set {
+        name: "compositions (适情雅趣)",
+        key: "compositions",
+        text: include_str!("data/shiqingyaqu.txt"),
+        column: 1,
+        checks_only: false,
+    },
+    Set {
+        name: "连将杀 (适情雅趣, by checks alone)",
+        key: "checks",
+        text: include_str!("data/shiqingyaqu.txt"),
+        column: 2,
+        checks_only: true,
+    },
+    Set {
+        name: "game positions",
+        key: "games",
+        text: include_str!("data/solve.txt"),
+        column: 1,
+        checks_only: false,
+    },
 ];
 
 /// Proves every position of one set (and runs the peer on it when there is one); returns
 /// the set's summary line.
 fn run_set(
-    name: &str,
-    text: &str,
+    set: &Set,
     solver: &mut Solver,
     pool: &rayon::ThreadPool,
     peer: Option<&PathBuf>,
 ) -> String {
+    let name = set.name;
+    let peer = peer.filter(|_| !set.checks_only);
     println!();
     println!("{name}");
     println!(
@@ -130,14 +166,12 @@ fn run_set(
     );
     let mut times = Vec::new();
     let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
-    for (i, c) in cases(text).iter().enumerate() {
+    for (i, c) in cases(set.text, set.column).iter().enumerate() {
         let pos: Position = c.fen.parse().expect("a legal FEN");
         let moves = c.plies.div_ceil(2);
-        let s = pool.install(|| {
-            solver
-                .solve(&pos, &Options::new(moves), None)
-                .expect("solves")
-        });
+        let mut options = Options::new(moves);
+        options.checks_only = set.checks_only;
+        let s = pool.install(|| solver.solve(&pos, &options, None).expect("solves"));
         assert_eq!(
             s.verdict,
             Verdict::Win { plies: c.plies },
@@ -183,7 +217,9 @@ fn run_set(
         total,
         total_nodes as f64 / total.max(1e-9) / 1e6
     );
-    if peer.is_some() {
+    if set.checks_only {
+        summary += "; the peer has no checks-only search";
+    } else if peer.is_some() {
         summary += &format!(
             "; peer total {peer_total:.2} s, canju/peer {:.2}",
             total / peer_total.max(1e-9)
@@ -204,9 +240,9 @@ fn main() {
         .unwrap_or(1usize);
     let only = value_of("--set").cloned();
     if let Some(set) = &only
-        && !SETS.iter().any(|&(_, key, _)| key == set)
+        && !SETS.iter().any(|s| s.key == set)
     {
-        eprintln!("--set {set}: no such set (compositions, games)");
+        eprintln!("--set {set}: no such set (compositions, checks, games)");
         std::process::exit(2);
     }
     let use_peer = !args.iter().any(|a| a == "--no-peer");
@@ -224,16 +260,16 @@ fn main() {
     // (its table set up once, as the peer's is before it is asked to search)
     let mut solver = Solver::new(DEFAULT_HASH_MB);
     let mut summaries = Vec::new();
-    for &(name, key, text) in SETS {
-        if only.as_deref().is_none_or(|o| o == key) {
-            summaries.push(run_set(name, text, &mut solver, &pool, peer.as_ref()));
+    for set in SETS {
+        if only.as_deref().is_none_or(|o| o == set.key) {
+            summaries.push(run_set(set, &mut solver, &pool, peer.as_ref()));
         }
     }
     println!();
     for s in &summaries {
         println!("{s}");
     }
-    if peer.is_some() {
+    if peer.is_some() && only.as_deref() != Some("checks") {
         println!("(* after a peer time: it reported another mate length than the stored one)");
     }
 }

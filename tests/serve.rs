@@ -100,6 +100,18 @@ fn the_api_answers_and_refuses_bad_input() {
     assert_eq!(j["verdict"], "win");
     assert_eq!(j["plies"], 5);
     assert_eq!(j["pv"].as_array().unwrap().len(), 5);
+    assert_eq!(j["checks_only"], false);
+    // 连将杀: this 马后炮 opens with a quiet move (帅五进一), so by checks alone there is none
+    let (status, j) = get(
+        a,
+        &format!(
+            "/api/solve?fen={}&max_moves=3&checks_only=true",
+            enc("3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w")
+        ),
+    );
+    assert_eq!(status, 200, "{j}");
+    assert_eq!(j["verdict"], "none");
+    assert_eq!(j["checks_only"], true);
 
     // puzzles
     let (status, j) = get(a, "/api/puzzles");
@@ -165,6 +177,10 @@ fn the_api_answers_and_refuses_bad_input() {
         (format!("/api/solve?fen={}&time=-1", enc(fen)), 400),
         (format!("/api/solve?fen={}&time=1e9", enc(fen)), 400),
         (format!("/api/solve?fen={}&max_moves=abc", enc(fen)), 400),
+        (
+            format!("/api/solve?fen={}&checks_only=maybe", enc(fen)),
+            400,
+        ),
         ("/api/puzzles/no-such-puzzle".into(), 404),
         (format!("/api/theory?claim={}", enc("马跑了")), 400),
         ("/api/theory?claim=KCK&limit=100000".into(), 400),

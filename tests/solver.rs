@@ -102,37 +102,59 @@ fn a_quiet_defence_first_against_a_threat_of_mate_in_one() {
     check_line(&format!("{fen} w"), &s);
 }
 
-/// Compositions of 适情雅趣 (the solve bench's set): each proven at its length (which
-/// Fairy-Stockfish's `go mate N` also reached) with a line that ends in mate, one move less
-/// proven `none`, and, where the file says black threatens mate in one, that threat is real.
+/// The first 190 compositions of 适情雅趣 (the solve bench's data): where the file gives a
+/// shortest win of at most 11 plies (Fairy-Stockfish's `go mate N` reached each), it is
+/// proven at that length with a line that ends in mate, and one move less is proven
+/// `none`; where it gives a win by checks alone (连将杀), the same by checks alone, with a
+/// line of checks; where it says black threatens mate in one, the threat is real.
 #[test]
 fn compositions_at_their_exact_length_against_the_defenders_threats() {
-    let text = include_str!("../benches/data/compositions.txt");
-    let (mut count, mut threats) = (0, 0);
+    let text = include_str!("../benches/data/shiqingyaqu.txt");
+    let (mut wins, mut by_checks, mut threats) = (0, 0, 0);
     let mut solver = Solver::new(16);
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let parts: Vec<&str> = line.split(';').map(str::trim).collect();
-        let (fen, plies, label) = (parts[0], parts[1].parse::<u32>().unwrap(), parts[2]);
+        let (fen, label) = (parts[0], parts[3]);
         let pos: Position = fen.parse().unwrap();
-        let s = solver
-            .solve(&pos, &Options::new(plies.div_ceil(2)), None)
-            .unwrap();
-        assert_eq!(s.verdict, Verdict::Win { plies }, "{label}");
-        check_line(fen, &s);
-        let shorter = solver
-            .solve(&pos, &Options::new(plies.div_ceil(2) - 1), None)
-            .unwrap();
-        assert_eq!(shorter.verdict, Verdict::None, "{label}");
+        for (column, checks_only) in [(1, false), (2, true)] {
+            let Ok(plies) = parts[column].parse::<u32>() else {
+                continue;
+            };
+            let mut options = Options::new(plies.div_ceil(2));
+            options.checks_only = checks_only;
+            let s = solver.solve(&pos, &options, None).unwrap();
+            assert_eq!(s.verdict, Verdict::Win { plies }, "{label}");
+            check_line(fen, &s);
+            if checks_only {
+                // every move of red's in the line checks (played, then looked at)
+                let mut after = pos.clone();
+                for (i, &m) in s.pv.iter().enumerate() {
+                    after.play_unchecked(m);
+                    assert!(i % 2 == 1 || after.in_check(after.turn()), "{label}: {m}");
+                }
+                by_checks += 1;
+            } else {
+                wins += 1;
+            }
+            options.max_moves -= 1;
+            if options.max_moves > 0 {
+                let shorter = solver.solve(&pos, &options, None).unwrap();
+                assert_eq!(shorter.verdict, Verdict::None, "{label}");
+            }
+        }
         if label.ends_with(", threat") {
             let black = fen.replacen(" w ", " b ", 1);
             let t = solved(&black, 1, None);
             assert_eq!(t.verdict, Verdict::Win { plies: 1 }, "{label}: no threat");
             threats += 1;
         }
-        count += 1;
     }
-    assert!(count >= 30 && threats >= 10, "{count} {threats}");
+    assert!(
+        wins >= 50 && by_checks >= 140 && threats >= 100,
+        "{wins} {by_checks} {threats}"
+    );
 }
+
 #[test]
 fn classical_patterns_at_their_exact_length() {
     for &(name, fen, bound, plies, key) in PATTERNS {
@@ -367,6 +389,102 @@ fn the_search_agrees_with_the_tables_on_every_move() {
     );
 }
 
+/// Whether the side to move mates within `plies` giving check with every move, by trying
+/// every move: a check is found by playing the move, independently of the solver's test.
+fn mates_by_checks_within(pos: &Position, plies: u32) -> bool {
+    pos.legal_moves().iter().any(|&m| {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        if !after.in_check(after.turn()) {
+            return false;
+        }
+        let replies = after.legal_moves();
+        replies.is_empty()
+            || plies >= 3
+                && replies.iter().all(|&r| {
+                    let mut next = after.clone();
+                    next.play_unchecked(r);
+                    mates_by_checks_within(&next, plies - 2)
+                })
+    })
+}
+
+/// 连将杀 (`checks_only`): on random positions of attacking material against defenders,
+/// the solver's verdict and every winning first move with its length equal those of
+/// playing every move, within three moves; a win by checks alone is never shorter than the
+/// shortest win, and where quiet moves win sooner (or alone), the two differ.
+#[test]
+fn checks_only_wins_agree_with_playing_every_move() {
+    const MOVES: u32 = 3;
+    let mut rng = Rng::new(0x1ea5);
+    let (mut wins, mut quiet_sooner) = (0, 0);
+    for material in ["KRNKAA", "KRCKAB", "KNCKAA", "KRRKRA", "KNNPKAB", "KCCPKAA"] {
+        for pos in positions_of(material, &mut rng, 80) {
+            let mut options = Options::new(MOVES);
+            options.checks_only = true;
+            let s = solve(&pos, &options, None).unwrap();
+            assert!(s.checks_only);
+            let mut expected = Vec::new();
+            for &m in pos.legal_moves().iter() {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                if !after.in_check(after.turn()) {
+                    continue;
+                }
+                // a first check's length: 1 if it mates, else 2 + its longest reply's
+                let length = (1..=2 * MOVES - 1).step_by(2).find(|&n| {
+                    let mut only_m = pos.clone();
+                    only_m.play_unchecked(m);
+                    let replies = only_m.legal_moves();
+                    replies.is_empty()
+                        || n >= 3
+                            && replies.iter().all(|&r| {
+                                let mut next = only_m.clone();
+                                next.play_unchecked(r);
+                                mates_by_checks_within(&next, n - 2)
+                            })
+                });
+                if let Some(n) = length {
+                    expected.push((m.to_string(), n));
+                }
+            }
+            let mut got: Vec<(String, u32)> = s
+                .winning_moves
+                .iter()
+                .map(|w| (w.mv.to_string(), w.plies))
+                .collect();
+            expected.sort();
+            got.sort();
+            assert_eq!(got, expected, "{pos}");
+            let shortest = expected.iter().map(|&(_, n)| n).min();
+            match shortest {
+                Some(plies) => {
+                    assert_eq!(s.verdict, Verdict::Win { plies }, "{pos}");
+                    check_line(&pos.to_string(), &s);
+                    let mut after = pos.clone();
+                    for (i, &m) in s.pv.iter().enumerate() {
+                        after.play_unchecked(m);
+                        assert!(i % 2 == 1 || after.in_check(after.turn()), "{pos}: {m}");
+                    }
+                    wins += 1;
+                }
+                None => assert_eq!(s.verdict, Verdict::None, "{pos}"),
+            }
+            let free = solve(&pos, &Options::new(MOVES), None).unwrap();
+            match (free.verdict, s.verdict) {
+                (Verdict::Win { plies: a }, Verdict::Win { plies: b }) => {
+                    assert!(a <= b, "{pos}");
+                    quiet_sooner += usize::from(a < b);
+                }
+                (Verdict::Win { .. }, Verdict::None) => quiet_sooner += 1,
+                (Verdict::None, Verdict::Win { .. }) => panic!("{pos}: checks win, moves do not"),
+                _ => {}
+            }
+        }
+    }
+    assert!(wins >= 20 && quiet_sooner >= 5, "{wins} {quiet_sooner}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
@@ -449,6 +567,45 @@ fn solve_command_text_and_json() {
     assert!(
         text.contains("none: no forced win within 2 moves (3 plies), proven"),
         "{text}"
+    );
+    // 连将杀: 适情雅趣 第002局 马蹀阏氏 has no forced win within six moves, and one of 20
+    // moves by checks alone, opened by 前车进四 (its only first check that wins so)
+    let fen = "C3kab2/4a4/n3c1n2/3Np1p2/1R4P2/1R7/4P4/4B4/1pCp1p3/1crAK1N2 w";
+    let o = canju(&["solve", "--fen", fen, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["verdict"].as_str(), v["checks_only"].as_bool()),
+        (Some("none"), Some(false))
+    );
+    let o = canju(&["solve", "--fen", fen, "--max-moves", "20", "--checks-only"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("every move of red's must give check (连将杀)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("win: 红先胜, 连将杀 二十步杀 (39 plies, 20 moves"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "every winning first move by checks alone (连将杀) within 20 moves:\n  前车进四  "
+        ),
+        "{text}"
+    );
+    let o = canju(&[
+        "solve",
+        "--fen",
+        fen,
+        "--max-moves",
+        "19",
+        "--checks-only",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["verdict"].as_str(), v["checks_only"].as_bool()),
+        (Some("none"), Some(true))
     );
     // unknown on a time limit
     let o = canju(&["solve", "--max-moves", "12", "--time", "0.3", "--json"]);

@@ -228,6 +228,10 @@ enum Command {
         /// both, so the proof is the same; it picks the table files that decide positions.
         #[arg(long, default_value = DEFAULT_RULES)]
         rules: Rules,
+        /// 连将杀: every move of the side to move must give check, as many compositions
+        /// stipulate (the shortest win by checks alone; the tables are not read).
+        #[arg(long)]
+        checks_only: bool,
     },
     /// Puzzle collections: list, show, check answers against perfect play.
     Puzzle {
@@ -634,6 +638,7 @@ pub fn run() -> ExitCode {
             hash,
             dir,
             rules,
+            checks_only,
         }) => solve::run(solve::SolveArgs {
             fen: &fen,
             max_moves,
@@ -644,6 +649,7 @@ pub fn run() -> ExitCode {
             hash,
             dir: &dir,
             rules,
+            checks_only,
         }),
         Some(Command::Gen {
             material,

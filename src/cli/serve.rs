@@ -188,9 +188,10 @@ struct SolveQuery {
     fen: Option<String>,
     max_moves: Option<u32>,
     time: Option<f64>,
+    checks_only: Option<bool>,
 }
 
-/// `GET /api/solve?fen=…&max_moves=…&time=…`: the solver, with a time limit.
+/// `GET /api/solve?fen=…&max_moves=…&time=…&checks_only=…`: the solver, with a time limit.
 async fn solve(
     State(state): State<Shared>,
     q: Result<Query<SolveQuery>, QueryRejection>,
@@ -215,6 +216,7 @@ async fn solve(
     options.time = Some(Duration::from_secs_f64(seconds));
     options.max_nodes = Some(SOLVE_MAX_NODES);
     options.hash_mb = SOLVE_HASH_MB;
+    options.checks_only = q.checks_only.unwrap_or(false);
     let stop = options.stop.clone();
     let st = state.clone();
     let task = tokio::task::spawn_blocking(move || {
@@ -706,7 +708,7 @@ async fn index(State(state): State<Shared>) -> Json<JsonValue> {
         "rules": state.tb.rules().name(),
         "endpoints": [
             "GET /api/probe?fen=FEN&rules=asian|none",
-            "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS",
+            "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS&checks_only=true",
             "GET /api/puzzles",
             "GET /api/puzzles/{id}",
             "POST /api/puzzles/{id}/check {\"moves\": [...]}",

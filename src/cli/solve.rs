@@ -27,6 +27,7 @@ pub struct SolveArgs<'a> {
     pub hash: usize,
     pub dir: &'a Option<PathBuf>,
     pub rules: Rules,
+    pub checks_only: bool,
 }
 
 /// The most memory `--hash` takes, in MB.
@@ -49,6 +50,7 @@ struct SolveJson {
     moves: Option<u32>,
     max_moves: u32,
     searched_plies: u32,
+    checks_only: bool,
     winning_moves: Vec<MoveJson>,
     pv: Vec<MoveJson>,
     nodes: u64,
@@ -119,6 +121,7 @@ pub fn run(a: SolveArgs) -> CliResult {
     let mut options = Options::new(a.max_moves);
     options.time = time;
     options.hash_mb = a.hash;
+    options.checks_only = a.checks_only;
     let stop = options.stop.clone();
     // Ctrl-C stops the proof and reports what was proven (a second Ctrl-C is ignored
     // while the report is written)
@@ -206,6 +209,7 @@ pub fn solution_json(pos: &Position, s: &Solution, rules: Rules) -> impl serde::
         moves: plies.map(|n| n.div_ceil(2)),
         max_moves: s.max_plies.div_ceil(2),
         searched_plies: s.searched_plies,
+        checks_only: s.checks_only,
         winning_moves: s
             .winning_moves
             .iter()
@@ -227,11 +231,20 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
     outln!("{pos}");
     let side = pos.turn();
     let bound = s.max_plies.div_ceil(2);
+    // (连将杀: the stipulation that every move of the attacker's checks)
+    let (kind, by_checks) = if s.checks_only {
+        ("连将杀 ", " by checks alone (连将杀)")
+    } else {
+        ("", "")
+    };
+    if s.checks_only {
+        outln!("every move of {side}'s must give check (连将杀)");
+    }
     match s.verdict {
         Verdict::Win { plies } => {
             let moves = plies.div_ceil(2);
             outln!(
-                "win: {}先胜, {} ({}, {}; {} to move)",
+                "win: {}先胜, {kind}{} ({}, {}; {} to move)",
                 side.chinese(),
                 chinese_moves(moves),
                 count(plies, "ply", "plies"),
@@ -243,7 +256,7 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
             "none: {side} to move has no legal move: it has already lost (mated or stalemated)"
         ),
         Verdict::None => outln!(
-            "none: no forced win within {} ({}), proven",
+            "none: no forced win{by_checks} within {} ({}), proven",
             count(bound, "move", "moves"),
             count(s.max_plies, "ply", "plies")
         ),
@@ -255,7 +268,7 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
     let style = Style::default();
     if !s.winning_moves.is_empty() {
         if s.searched_plies >= s.max_plies {
-            outln!("every winning first move within {bound} moves:");
+            outln!("every winning first move{by_checks} within {bound} moves:");
         } else {
             outln!(
                 "winning first moves (complete up to {} plies; stopped before {}):",

@@ -66,6 +66,12 @@ pub struct Options {
     pub hash_mb: usize,
     /// Live counters for a progress display.
     pub live: Arc<Live>,
+    /// 连将杀: every move of the attacker's must give check, as many compositions
+    /// stipulate. The answer is then the shortest forced win made of checks alone (never
+    /// shorter than the shortest win, which may need a quiet move), the first moves that
+    /// start one, and its line; a stalemate by a quiet move does not count, and the
+    /// tables are not read (their distances allow quiet moves).
+    pub checks_only: bool,
 }
 
 impl Options {
@@ -77,6 +83,7 @@ impl Options {
             stop: Arc::new(AtomicBool::new(false)),
             hash_mb: DEFAULT_HASH_MB,
             live: Arc::new(Live::default()),
+            checks_only: false,
         }
     }
 }
@@ -125,6 +132,8 @@ pub struct Solution {
     pub pv: Vec<Move>,
     /// The side to move has no legal move at all (it has already lost).
     pub no_legal_move: bool,
+    /// The proof was of wins made of checks alone ([`Options::checks_only`]).
+    pub checks_only: bool,
     pub nodes: u64,
     pub seconds: f64,
 }
@@ -234,6 +243,8 @@ fn solve_with(
     let max_plies = 2 * options.max_moves - 1;
     let nodes = AtomicU64::new(0);
     let heuristics = Heuristics::new();
+    // (the tables' distances allow quiet moves: a checks-only proof does without them)
+    let tb = tb.filter(|_| !options.checks_only);
     let shared = Shared {
         tt,
         tb,
@@ -246,15 +257,22 @@ fn solve_with(
         max_nodes: options.max_nodes,
         nodes: &nodes,
         heuristics: &heuristics,
+        checks_only: options.checks_only,
     };
-    let roots: Vec<Move> = pos.legal_moves().to_vec();
+    let legal_moves = pos.legal_moves();
+    let roots: Vec<Move> = legal_moves
+        .iter()
+        .copied()
+        .filter(|&m| !options.checks_only || pos.gives_check(m))
+        .collect();
     let mut solution = Solution {
         verdict: Verdict::None,
         max_plies,
         searched_plies: 0,
         winning_moves: Vec::new(),
         pv: Vec::new(),
-        no_legal_move: roots.is_empty(),
+        no_legal_move: legal_moves.is_empty(),
+        checks_only: options.checks_only,
         nodes: 0,
         seconds: 0.0,
     };
@@ -511,6 +529,7 @@ fn mate_distance_with(
         max_nodes: options.max_nodes,
         nodes: &nodes,
         heuristics: &Heuristics::new(),
+        checks_only: false,
     };
     let mut searcher = Searcher::new(&shared);
     let mut p = pos.clone();
@@ -569,6 +588,9 @@ fn principal_variation(
         // the attacker: the quickest mate
         let mut chosen = None;
         for &m in pos.legal_moves().iter() {
+            if searcher.checks_only() && !pos.gives_check(m) {
+                continue;
+            }
             let mut child = pos.clone();
             child.play_unchecked(m);
             match step(searcher.distance(&mut child, left - 1))? {

@@ -49,6 +49,9 @@ pub struct Shared<'a> {
     pub max_nodes: Option<u64>,
     pub nodes: &'a AtomicU64,
     pub heuristics: &'a Heuristics,
+    /// Every move of the attacker's must give check (连将杀): its other moves are never
+    /// tried, and a stalemate by a quiet move does not count.
+    pub checks_only: bool,
 }
 
 /// The move-ordering memory every search thread shares: killer moves per ply (moves that
@@ -208,6 +211,11 @@ impl<'a> Searcher<'a> {
         } else {
             self.shared.attacker_kinds
         })
+    }
+
+    /// Whether every move of the attacker's must give check (连将杀).
+    pub fn checks_only(&self) -> bool {
+        self.shared.checks_only
     }
 
     /// Adds this thread's node count to the shared one.
@@ -380,26 +388,31 @@ impl<'a> Searcher<'a> {
         let sensitive = crate::movegen::sensitive_points_of(general);
         // (the last leaf's three disjoint witnesses, or its robust piece, usually serve
         // again)
-        let mut witnesses = match self
-            .spare
-            .and_then(|moves| Witnesses::still_spare(pos, sensitive, moves))
-            .or_else(|| {
-                self.robust
-                    .and_then(|moves| Witnesses::still_robust(pos, sensitive, moves))
-            }) {
-            Some(w) => w,
-            None => {
-                let w = Witnesses::of(pos, sensitive);
-                // (a robust piece is kept only where three disjoint witnesses are not to
-                // be had, as when the defender has few pieces: elsewhere trying it first
-                // costs more than it saves)
-                if w.spare {
-                    self.spare = Some(w.spare_moves);
-                    self.robust = None;
-                } else if let Some(moves) = w.robust {
-                    self.robust = Some(moves);
+        let mut witnesses = if self.shared.checks_only {
+            // (连将杀: only a check may end it, so no stalemate is looked for)
+            Witnesses::stalemate_not_sought()
+        } else {
+            match self
+                .spare
+                .and_then(|moves| Witnesses::still_spare(pos, sensitive, moves))
+                .or_else(|| {
+                    self.robust
+                        .and_then(|moves| Witnesses::still_robust(pos, sensitive, moves))
+                }) {
+                Some(w) => w,
+                None => {
+                    let w = Witnesses::of(pos, sensitive);
+                    // (a robust piece is kept only where three disjoint witnesses are not to
+                    // be had, as when the defender has few pieces: elsewhere trying it first
+                    // costs more than it saves)
+                    if w.spare {
+                        self.spare = Some(w.spare_moves);
+                        self.robust = None;
+                    } else if let Some(moves) = w.robust {
+                        self.robust = Some(moves);
+                    }
+                    w
                 }
-                w
             }
         };
         pos.pass_turn();
@@ -530,6 +543,9 @@ impl<'a> Searcher<'a> {
             }
             if checks.may_check(pos, m) && pos.gives_check(m) {
                 s += 2_000_000;
+            } else if attacker && self.shared.checks_only {
+                // (连将杀: the attacker's other moves are not tried at all)
+                continue;
             }
             if let Some(v) = pos.piece_at(m.to()) {
                 s += 1_000_000 + 1000 * piece_value(v.kind);
@@ -1012,6 +1028,15 @@ struct Witnesses {
 impl Witnesses {
     const MAX: usize = 8;
 
+    /// As if three disjoint witnesses were known: no quiet move is looked at (the
+    /// checks-only search, where a stalemate by a quiet move does not count).
+    fn stalemate_not_sought() -> Witnesses {
+        Witnesses {
+            spare: true,
+            ..Witnesses::none()
+        }
+    }
+
     fn none() -> Witnesses {
         let nothing = Move::new(Square::new_unchecked(0), Square::new_unchecked(0));
         Witnesses {
@@ -1398,6 +1423,7 @@ mod tests {
             max_nodes: None,
             nodes: &nodes,
             heuristics: &heuristics,
+            checks_only: false,
         };
         // one searcher for all, as in a search: the witnesses and answers it remembers
         // from one position are tried on the next (the positions come in game order)
@@ -1455,6 +1481,13 @@ mod tests {
             };
             let fast = Searcher::new(&exact).mate_in_one(&mut pos);
             assert_eq!(fast, by_check || by_stalemate, "{pos}");
+            // by checks alone (连将杀), a stalemate does not count
+            let checks = Shared {
+                checks_only: true,
+                ..exact
+            };
+            let fast = Searcher::new(&checks).mate_in_one(&mut pos);
+            assert_eq!(fast, by_check, "{pos}");
             mates += by_check as u32;
             stalemates += (by_stalemate && !by_check) as u32;
             total += 1;
