@@ -165,7 +165,7 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
     });
     let judge = Judge::new(Some(&tb));
     let asian_judge = Judge::new(Some(&asian));
-    let (mut mates, mut endgames, mut draws, mut compositions) = (0, 0, 0, 0);
+    let (mut mates, mut endgames, mut draws, mut compositions, mut by_checks) = (0, 0, 0, 0, 0);
     let mut fens = std::collections::HashSet::new();
     for p in &all {
         assert!(
@@ -176,15 +176,29 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
         let shortest = judge
             .verify(p)
             .unwrap_or_else(|e| panic!("{}: {e}", p.entry.id));
-        let under_rule = asian_judge
-            .verify(p)
-            .unwrap_or_else(|e| panic!("{} (rules asian): {e}", p.entry.id));
-        assert_eq!(shortest, under_rule, "{}", p.entry.id);
+        // (a 连将杀 reads no table, so the rule set cannot change it)
+        if !p.entry.checks {
+            let under_rule = asian_judge
+                .verify(p)
+                .unwrap_or_else(|e| panic!("{} (rules asian): {e}", p.entry.id));
+            assert_eq!(shortest, under_rule, "{}", p.entry.id);
+        }
         let pieces = p.position.piece_count();
         if p.collection == "mates" {
             assert!(pieces >= 8, "{}", p.entry.id);
             assert!(shortest.is_some_and(|n| n <= 13), "{}", p.entry.id);
             mates += 1;
+        }
+        if p.collection == "checks" {
+            // 连将杀 of 适情雅趣, beyond six moves: every move of the line's player checks
+            assert!(p.entry.checks, "{}", p.entry.id);
+            assert!(shortest.is_some_and(|n| n >= 13), "{}", p.entry.id);
+            let mut pos = p.position.clone();
+            for (i, &m) in p.line.iter().enumerate() {
+                pos.play_unchecked(m);
+                assert!(i % 2 == 1 || pos.in_check(pos.turn()), "{}", p.entry.id);
+            }
+            by_checks += 1;
         }
         if p.collection == "compositions" {
             // 适情雅趣's compositions that mate within six moves, beyond the tables' reach
@@ -198,7 +212,10 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
             draws += usize::from(!p.goal.win);
         }
     }
-    assert!(mates >= 50 && compositions >= 50, "{mates} {compositions}");
+    assert!(
+        mates >= 50 && compositions >= 50 && by_checks >= 80,
+        "{mates} {compositions} {by_checks}"
+    );
     assert!(endgames >= 40 && draws >= 4, "{endgames} {draws}");
 }
 
@@ -231,6 +248,45 @@ fn a_slower_win_is_good_and_a_losing_move_is_a_mistake() {
         judge.judge(&p.position, m("马七进五"), p.goal, 5).unwrap(),
         Feedback::Mistake
     );
+}
+
+/// A 连将杀 (`checks = true`): the player's checks are judged by checks alone, and a move that
+/// gives no check is a mistake by the puzzle's rule, with the reason and no refutation.
+#[test]
+fn a_checks_only_puzzle_takes_checks_and_refuses_a_quiet_move() {
+    // the stored line, both sides' moves: solved, each of red's moves best
+    let all = puzzle::load_builtin().unwrap();
+    let p = all.iter().find(|p| p.entry.id == "checks-001").unwrap();
+    let mut args = vec!["puzzle", "check", "checks-001", "--json"];
+    args.extend(p.entry.line.iter().map(String::as_str));
+    let o = canju(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["solved"], true);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 13);
+    assert!(
+        moves
+            .iter()
+            .filter(|m| m["by"] == "player")
+            .all(|m| m["feedback"] == "best"),
+        "{v}"
+    );
+    // 兵九进一 gives no check: the win is there still, but not by checks alone
+    let o = canju(&["puzzle", "check", "checks-001", "兵九进一", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["moves"][0]["feedback"], "mistake");
+    assert!(
+        v["moves"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("gives no check")),
+        "{v}"
+    );
+    assert!(v["refutation"].is_null(), "{v}");
+    let o = canju(&["puzzle", "show", "checks-001"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("checking with every move (连将杀)"), "{text}");
 }
 
 #[test]

@@ -211,7 +211,12 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
                     Some(reason) => format!(": {reason}"),
                     None => String::new(),
                 };
-                let r = judge.defence(&pos, player, left).map_err(fail)?;
+                // (a 连将杀's quiet move loses by its rule: no reply need refute it)
+                let r = if judge.gave_no_check(&pos) {
+                    None
+                } else {
+                    judge.defence(&pos, player, left).map_err(fail)?
+                };
                 match r {
                     Some(r) => outln!(
                         "{text}: mistake: the goal is gone{why}; refutation {} (undo to try again)",

@@ -235,7 +235,7 @@ pub struct Checked {
 /// Judges the given moves of a puzzle (the player's alone, or the whole line with the
 /// defender's) against perfect play.
 pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Checked, CliError> {
-    let judge = Judge::new(Some(tb));
+    let judge = Judge::for_puzzle(Some(tb), p);
     let fail = |e: puzzle::PuzzleError| CliError {
         code: 1,
         message: e.to_string(),
@@ -283,7 +283,10 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
         pos.play_unchecked(m);
         left = left.saturating_sub(1);
         if f == Feedback::Mistake {
-            if let Some(r) = judge.defence(&pos, player, left).map_err(fail)? {
+            // (a 连将杀's quiet move loses by its rule: no reply need refute it)
+            if !judge.gave_no_check(&pos)
+                && let Some(r) = judge.defence(&pos, player, left).map_err(fail)?
+            {
                 refutation = Some((pos.clone(), r));
             }
             failed = true;
@@ -405,7 +408,7 @@ pub fn play_cmd(
     };
     let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     ensure_tables(p, &tb)?;
-    let judge = Judge::new(Some(&tb));
+    let judge = Judge::for_puzzle(Some(&tb), p);
     let outcome = super::play::play(p, &judge)?;
     if outcome != super::play::Outcome::Quit {
         progress.record(&p.entry.id, outcome == super::play::Outcome::Solved);
@@ -647,6 +650,7 @@ pub fn import(
             line: import::chinese_line(&g),
             tags: vec![collection.to_string()],
             difficulty: stipulation.map_or(3, |m| m.clamp(1, 5) as u8),
+            checks: false,
         };
         let one = toml::to_string(&ImportFile {
             puzzle: vec![entry],

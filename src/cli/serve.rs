@@ -645,8 +645,9 @@ async fn hint(
     let st = state.clone();
     let budget = p.budget().saturating_sub(body.moves.len() as u32);
     let goal = p.goal;
+    let p = p.clone();
     let task = tokio::task::spawn_blocking(move || {
-        let judge = canju::puzzle::Judge::new(Some(&st.tb));
+        let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p);
         judge.best_move(&pos, goal, budget).map(|m| (pos, m))
     });
     let (pos, best) = tokio::time::timeout(Duration::from_secs(60), task)

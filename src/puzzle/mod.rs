@@ -23,6 +23,9 @@ use crate::tablebase::{TableError, Tablebase, Value};
 
 /// The largest stipulation a puzzle may have, in moves.
 pub const MAX_STIPULATION: u32 = 15;
+/// The longest stipulation of a 连将杀 (`checks = true`), in moves: checks alone leave the
+/// proofs small.
+pub const MAX_CHECKS_STIPULATION: u32 = 30;
 /// The bound used for win goals without a stipulation, in moves.
 pub const DEFAULT_BOUND: u32 = 7;
 
@@ -86,6 +89,9 @@ pub struct Entry {
     #[serde(default)]
     pub tags: Vec<String>,
     pub difficulty: u8,
+    /// 连将杀: every move of the player's must give check (a win goal with `moves` only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checks: bool,
 }
 
 #[derive(Debug, serde::Deserialize, serde::Serialize)]
@@ -121,11 +127,17 @@ impl Puzzle {
         }
     }
 
-    /// The goal as a player reads it: "红先胜 within 3 moves".
+    /// The goal as a player reads it: "红先胜 within 3 moves", "红先胜 within 20 moves,
+    /// checking with every move (连将杀)".
     pub fn goal_text(&self) -> String {
+        let checks = if self.entry.checks {
+            ", checking with every move (连将杀)"
+        } else {
+            ""
+        };
         match self.entry.moves {
             Some(n) => format!(
-                "{} within {n} move{}",
+                "{} within {n} move{}{checks}",
                 self.goal,
                 if n == 1 { "" } else { "s" }
             ),
@@ -236,6 +248,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "compositions",
         include_str!("../../puzzles/compositions.toml"),
     ),
+    ("checks", include_str!("../../puzzles/checks.toml")),
 ];
 
 /// The built-in collections, read and checked for form.
@@ -298,10 +311,20 @@ pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
                     position.turn()
                 )));
             }
+            let most = if entry.checks {
+                MAX_CHECKS_STIPULATION
+            } else {
+                MAX_STIPULATION
+            };
             if let Some(n) = entry.moves
-                && (n == 0 || n > MAX_STIPULATION)
+                && (n == 0 || n > most)
             {
-                return Err(bad(format!("moves = {n}: between 1 and {MAX_STIPULATION}")));
+                return Err(bad(format!("moves = {n}: between 1 and {most}")));
+            }
+            if entry.checks && !(goal.win && entry.moves.is_some()) {
+                return Err(bad(
+                    "checks = true (连将杀) needs a win goal and a number of moves".into(),
+                ));
             }
             if !(1..=5).contains(&entry.difficulty) {
                 return Err(bad(format!(
@@ -401,6 +424,24 @@ impl<'a> Judge<'a> {
         Judge { tb, options }
     }
 
+    /// The judge of one puzzle: for a 连将杀 (`checks = true`), wins by checks alone, where
+    /// a move of the player's that gives no check loses the goal and the tables are not
+    /// read (their wins allow quiet moves); otherwise [`Judge::new`]'s.
+    pub fn for_puzzle(tb: Option<&'a Tablebase>, p: &Puzzle) -> Judge<'a> {
+        let mut judge = Judge::new(tb);
+        if p.entry.checks {
+            judge.tb = None;
+            judge.options.checks_only = true;
+        }
+        judge
+    }
+
+    /// Whether the player's move that led to `child` (the opponent to move) broke a
+    /// 连将杀's rule by giving no check.
+    pub fn gave_no_check(&self, child: &Position) -> bool {
+        self.options.checks_only && !child.in_check(child.turn())
+    }
+
     /// The rule set of the tables the judge reads, if it reads any. The solver's mates
     /// stand under every rule set.
     pub fn rules(&self) -> Option<crate::tablebase::Rules> {
@@ -469,9 +510,12 @@ impl<'a> Judge<'a> {
         budget: u32,
     ) -> Result<Feedback, PuzzleError> {
         let player = pos.turn();
-        let before = self.outlook(pos, player, budget)?;
         let mut child = pos.clone();
         child.play_unchecked(m);
+        if self.gave_no_check(&child) {
+            return Ok(Feedback::Mistake);
+        }
+        let before = self.outlook(pos, player, budget)?;
         let after = self.outlook(&child, player, budget.saturating_sub(1))?;
         Ok(match (goal.win, before, after) {
             (true, Outlook::Win(best), Outlook::Win(k)) => {
@@ -490,14 +534,18 @@ impl<'a> Judge<'a> {
         })
     }
 
-    /// Why a move that lost the goal lost it, when the perpetual-check rule is the reason:
-    /// `child` is the position after the move, the opponent to move.
+    /// Why a move that lost the goal lost it, when the perpetual-check rule (or, in a
+    /// 连将杀, the rule that every move checks) is the reason: `child` is the position after
+    /// the move, the opponent to move.
     pub fn rule_reason(
         &self,
         child: &Position,
         goal: Goal,
         budget: u32,
     ) -> Result<Option<&'static str>, PuzzleError> {
+        if self.gave_no_check(child) {
+            return Ok(Some("it gives no check, and in 连将杀 every move must"));
+        }
         Ok(match self.outlook(child, goal.side, budget)? {
             Outlook::RuleLoss(_) => Some(
                 "it loses by the perpetual-check rule (长将作负): only checking forever would hold",
@@ -575,7 +623,9 @@ impl<'a> Judge<'a> {
         for &m in pos.legal_moves().iter() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            if self.outlook(&child, player, n - 1)? == Outlook::Win(n - 1) {
+            if !self.gave_no_check(&child)
+                && self.outlook(&child, player, n - 1)? == Outlook::Win(n - 1)
+            {
                 return Ok(Some(m));
             }
         }
@@ -614,6 +664,9 @@ impl<'a> Judge<'a> {
     /// goals) or keeps the draw through its length (draw goals). Returns the shortest win
     /// in plies for win goals.
     pub fn verify(&self, p: &Puzzle) -> Result<Option<u32>, String> {
+        if p.entry.checks && !self.options.checks_only {
+            return Judge::for_puzzle(self.tb, p).verify(p);
+        }
         let player = p.goal.side;
         let budget = p.budget();
         let err = |e: PuzzleError| e.to_string();

@@ -494,7 +494,8 @@ impl Passes {
 
 /// The exact number of plies in which `attacker` forces mate from `pos` (either side to
 /// move), if it is at most `max_plies`; `None` when it is proven that it cannot within
-/// that. An error when stopped or when a table is damaged.
+/// that. An error when stopped or when a table is damaged. With
+/// [`Options::checks_only`], mate by checks alone from here on.
 pub fn mate_distance(
     pos: &Position,
     attacker: crate::piece::Color,
@@ -517,6 +518,7 @@ fn mate_distance_with(
     legal(pos)?;
     let nodes = AtomicU64::new(0);
     let start = Instant::now();
+    let tb = tb.filter(|_| !options.checks_only);
     let shared = Shared {
         tt,
         tb,
@@ -529,7 +531,7 @@ fn mate_distance_with(
         max_nodes: options.max_nodes,
         nodes: &nodes,
         heuristics: &Heuristics::new(),
-        checks_only: false,
+        checks_only: options.checks_only,
     };
     let mut searcher = Searcher::new(&shared);
     let mut p = pos.clone();
