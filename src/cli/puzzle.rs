@@ -40,6 +40,8 @@ pub struct ListJson<'a> {
     fen: &'a str,
     goal: &'a str,
     moves: Option<u32>,
+    /// 连将杀: every move of the player's must give check.
+    checks: bool,
     line: Vec<String>,
     tags: &'a [String],
     difficulty: u8,
@@ -55,6 +57,7 @@ pub fn list_json(p: &Puzzle) -> ListJson<'_> {
         fen: &p.entry.fen,
         goal: &p.entry.goal,
         moves: p.entry.moves,
+        checks: p.entry.checks,
         line: p.line.iter().map(|m| m.to_string()).collect(),
         tags: &p.entry.tags,
         difficulty: p.entry.difficulty,
