@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use canju::Position;
+use canju::{Move, Position};
 use canju::solver::{Options, Solution, Solver, Verdict, mate_distance, solve};
 use canju::tablebase::{Tablebase, Value};
 use common::{Rng, TempDir, build_into};
@@ -389,24 +389,25 @@ fn the_search_agrees_with_the_tables_on_every_move() {
     );
 }
 
-/// Whether the side to move mates within `plies` giving check with every move, by trying
-/// every move: a check is found by playing the move, independently of the solver's test.
-fn mates_by_checks_within(pos: &Position, plies: u32) -> bool {
-    pos.legal_moves().iter().any(|&m| {
-        let mut after = pos.clone();
-        after.play_unchecked(m);
-        if !after.in_check(after.turn()) {
-            return false;
-        }
-        let replies = after.legal_moves();
-        replies.is_empty()
-            || plies >= 3
-                && replies.iter().all(|&r| {
-                    let mut next = after.clone();
-                    next.play_unchecked(r);
-                    mates_by_checks_within(&next, plies - 2)
-                })
-    })
+/// Whether `m` checks and the side that plays it then mates within `plies` (counting `m`)
+/// giving check with every move, by trying every move: a check is found by playing the
+/// move, independently of the solver's test.
+fn checks_and_mates_within(pos: &Position, m: Move, plies: u32) -> bool {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if !after.in_check(after.turn()) {
+        return false;
+    }
+    let replies = after.legal_moves();
+    replies.is_empty()
+        || plies >= 3
+            && replies.iter().all(|&r| {
+                let mut next = after.clone();
+                next.play_unchecked(r);
+                next.legal_moves()
+                    .iter()
+                    .any(|&m| checks_and_mates_within(&next, m, plies - 2))
+            })
 }
 
 /// 连将杀 (`checks_only`): on random positions of attacking material against defenders,
@@ -424,30 +425,18 @@ fn checks_only_wins_agree_with_playing_every_move() {
             options.checks_only = true;
             let s = solve(&pos, &options, None).unwrap();
             assert!(s.checks_only);
-            let mut expected = Vec::new();
-            for &m in pos.legal_moves().iter() {
-                let mut after = pos.clone();
-                after.play_unchecked(m);
-                if !after.in_check(after.turn()) {
-                    continue;
-                }
-                // a first check's length: 1 if it mates, else 2 + its longest reply's
-                let length = (1..=2 * MOVES - 1).step_by(2).find(|&n| {
-                    let mut only_m = pos.clone();
-                    only_m.play_unchecked(m);
-                    let replies = only_m.legal_moves();
-                    replies.is_empty()
-                        || n >= 3
-                            && replies.iter().all(|&r| {
-                                let mut next = only_m.clone();
-                                next.play_unchecked(r);
-                                mates_by_checks_within(&next, n - 2)
-                            })
-                });
-                if let Some(n) = length {
-                    expected.push((m.to_string(), n));
-                }
-            }
+            // each first move's length by checks alone: 1 if it mates, else 2 + its
+            // longest reply's
+            let mut expected: Vec<(String, u32)> = pos
+                .legal_moves()
+                .iter()
+                .filter_map(|&m| {
+                    (1..=2 * MOVES - 1)
+                        .step_by(2)
+                        .find(|&n| checks_and_mates_within(&pos, m, n))
+                        .map(|n| (m.to_string(), n))
+                })
+                .collect();
             let mut got: Vec<(String, u32)> = s
                 .winning_moves
                 .iter()
