@@ -6,9 +6,9 @@ mod common;
 
 use std::process::Command;
 
-use canju::{Move, Position};
 use canju::solver::{Options, Solution, Solver, Verdict, mate_distance, solve};
 use canju::tablebase::{Tablebase, Value};
+use canju::{Move, Position};
 use common::{Rng, TempDir, build_into};
 use proptest::prelude::*;
 
