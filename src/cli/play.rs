@@ -211,12 +211,7 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
                     Some(reason) => format!(": {reason}"),
                     None => String::new(),
                 };
-                // (a 连将杀's quiet move loses by its rule: no reply need refute it)
-                let r = if judge.gave_no_check(&pos) {
-                    None
-                } else {
-                    judge.defence(&pos, player, left).map_err(fail)?
-                };
+                let r = judge.refutation(&pos, player, left).map_err(fail)?;
                 match r {
                     Some(r) => outln!(
                         "{text}: mistake: the goal is gone{why}; refutation {} (undo to try again)",

@@ -286,10 +286,7 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
         pos.play_unchecked(m);
         left = left.saturating_sub(1);
         if f == Feedback::Mistake {
-            // (a 连将杀's quiet move loses by its rule: no reply need refute it)
-            if !judge.gave_no_check(&pos)
-                && let Some(r) = judge.defence(&pos, player, left).map_err(fail)?
-            {
+            if let Some(r) = judge.refutation(&pos, player, left).map_err(fail)? {
                 refutation = Some((pos.clone(), r));
             }
             failed = true;

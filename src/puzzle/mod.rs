@@ -557,6 +557,21 @@ impl<'a> Judge<'a> {
         })
     }
 
+    /// The reply that refutes the player's mistaken move, `child` being the position after
+    /// it (the defender to move): the defender's best reply ([`Judge::defence`]), or none
+    /// when the move lost by a 连将杀's rule, which no reply need refute.
+    pub fn refutation(
+        &self,
+        child: &Position,
+        player: Color,
+        budget: u32,
+    ) -> Result<Option<Move>, PuzzleError> {
+        if self.gave_no_check(child) {
+            return Ok(None);
+        }
+        self.defence(child, player, budget)
+    }
+
     /// The defender's reply in `pos` (the defender to move) against `player`: the longest
     /// resistance (against a win) or the strongest move (tables), the first such in move
     /// generation order. `None` when the defender has no legal move.
