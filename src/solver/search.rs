@@ -386,34 +386,11 @@ impl<'a> Searcher<'a> {
         // attacker has: its general may come to the file a witness would leave)
         let general = pos.general(pos.turn());
         let sensitive = crate::movegen::sensitive_points_of(general);
-        // (the last leaf's three disjoint witnesses, or its robust piece, usually serve
-        // again)
         let mut witnesses = if self.shared.checks_only {
             // (连将杀: only a check may end it, so no stalemate is looked for)
             Witnesses::stalemate_not_sought()
         } else {
-            match self
-                .spare
-                .and_then(|moves| Witnesses::still_spare(pos, sensitive, moves))
-                .or_else(|| {
-                    self.robust
-                        .and_then(|moves| Witnesses::still_robust(pos, sensitive, moves))
-                }) {
-                Some(w) => w,
-                None => {
-                    let w = Witnesses::of(pos, sensitive);
-                    // (a robust piece is kept only where three disjoint witnesses are not to
-                    // be had, as when the defender has few pieces: elsewhere trying it first
-                    // costs more than it saves)
-                    if w.spare {
-                        self.spare = Some(w.spare_moves);
-                        self.robust = None;
-                    } else if let Some(moves) = w.robust {
-                        self.robust = Some(moves);
-                    }
-                    w
-                }
-            }
+            self.witnesses_of(pos, sensitive)
         };
         pos.pass_turn();
         // only the moves that may check, found from where each kind of piece checks, and
@@ -489,6 +466,34 @@ impl<'a> Searcher<'a> {
             }
         }
         false
+    }
+
+    /// The defender's witnesses in `null` (the defender to move): the last leaf's three
+    /// disjoint witnesses or its robust piece, which usually serve again, else found anew
+    /// and remembered.
+    #[inline(always)]
+    fn witnesses_of(&mut self, null: &Position, sensitive: u128) -> Witnesses {
+        if let Some(w) = self
+            .spare
+            .and_then(|moves| Witnesses::still_spare(null, sensitive, moves))
+            .or_else(|| {
+                self.robust
+                    .and_then(|moves| Witnesses::still_robust(null, sensitive, moves))
+            })
+        {
+            return w;
+        }
+        let w = Witnesses::of(null, sensitive);
+        // (a robust piece is kept only where three disjoint witnesses are not to be had, as
+        // when the defender has few pieces: elsewhere trying it first costs more than it
+        // saves)
+        if w.spare {
+            self.spare = Some(w.spare_moves);
+            self.robust = None;
+        } else if let Some(moves) = w.robust {
+            self.robust = Some(moves);
+        }
+        w
     }
 
     /// An inner node: the attacker needs one move that mates within `d − 1` after it; the
