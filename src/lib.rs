@@ -28,6 +28,12 @@
 //! println!("{value}");
 //! ```
 
+/// A fingerprint of the library's source code (every file under `src/` but the command
+/// line's), made when it is compiled: what canju resumes or trusts across runs (a build's
+/// checkpoint, a table's move-limit flags) records it and is only taken back by a build of
+/// the same code.
+pub const SOURCE_FINGERPRINT: &str = env!("CANJU_SOURCE_FINGERPRINT");
+
 pub mod fen;
 pub mod files;
 pub mod material;

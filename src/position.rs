@@ -417,6 +417,11 @@ impl Setup {
         self
     }
 
+    /// The piece put on a point so far.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
     /// Checks the setup (counts, placement, the side not to move not in check).
     pub fn into_position(self) -> Result<Position, crate::fen::FenError> {
         crate::fen::validate(self.board, self.turn, 0, 1)

@@ -143,13 +143,13 @@ fn the_api_answers_and_refuses_bad_input() {
     assert_eq!(j["moves"][0]["feedback"], "mistake");
     assert_eq!(j["solved"], false);
 
-    // theory over tables that are there, and 404 for tables that are not
+    // theory over tables that are there, and 409 (naming the command) for tables that are not
     let (status, j) = get(a, &format!("/api/theory?claim={}", enc("单马胜单士")));
     assert_eq!(status, 200, "{j}");
     assert_eq!(j["material"], "KNKA");
     assert!(j["verdict"]["zh"].as_str().unwrap().contains("马对士"));
     let (status, j) = get(a, &format!("/api/theory?claim={}", enc("马卒难破士相全")));
-    assert_eq!(status, 404, "{j}");
+    assert_eq!(status, 409, "{j}");
     assert!(j["error"].as_str().unwrap().contains("canju gen KNPKAABB"));
 
     // bad input: 4xx with a JSON message, never a crash
@@ -167,11 +167,11 @@ fn the_api_answers_and_refuses_bad_input() {
         ),
         (
             format!("/api/probe?fen={}", enc("3k5/9/9/9/9/9/9/9/9/R3K4 w")),
-            404,
+            409,
         ),
         (format!("/api/probe?fen={}&rules=chinese", enc(fen)), 400),
         // the tables without the rule are not built here
-        (format!("/api/probe?fen={}&rules=none", enc(fen)), 404),
+        (format!("/api/probe?fen={}&rules=none", enc(fen)), 409),
         (format!("/api/solve?fen={}&max_moves=0", enc(fen)), 400),
         (format!("/api/solve?fen={}&max_moves=99999", enc(fen)), 400),
         (format!("/api/solve?fen={}&time=-1", enc(fen)), 400),

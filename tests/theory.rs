@@ -77,6 +77,7 @@ fn conditions_add_up_and_home_formation_matches_an_enumeration() {
         &Request {
             limit: 20,
             heat: None,
+            stop: None,
         },
         &|_, _| {},
     )
@@ -204,6 +205,7 @@ fn a_heatmap_equals_shares_counted_directly() {
             &Request {
                 limit: 3,
                 heat: Some((Kind::Horse, turn)),
+                stop: None,
             },
             &|_, _| {},
         )
@@ -256,6 +258,7 @@ fn a_lore_that_always_holds_and_one_that_fails() {
     let request = Request {
         limit: 5,
         heat: None,
+        stop: None,
     };
     let r = theory::measure(
         &Claim::parse("孤炮难鸣").unwrap(),

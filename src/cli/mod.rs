@@ -33,7 +33,7 @@ const RULES_HELP: &str =
 
 /// canju (残局): Xiangqi endgame tablebases and trainer.
 #[derive(Parser, Debug)]
-#[command(name = "canju", version, about, long_about = None)]
+#[command(name = "canju", version = concat!(env!("CARGO_PKG_VERSION"), " (source ", env!("CANJU_SOURCE_FINGERPRINT"), ")"), about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -344,6 +344,10 @@ enum Command {
         /// own size: 马兵对士象全 is 94 MB whole).
         #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=65536))]
         cache_mb: u32,
+        /// Seconds a connection may stay idle, or take to send a request's head, before
+        /// the server closes it.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=3600))]
+        idle_timeout: u32,
     },
     /// Draw a position on the terminal.
     Show {
@@ -572,6 +576,7 @@ pub fn run() -> ExitCode {
             open,
             rules,
             cache_mb,
+            idle_timeout,
         }) => serve::run(serve::ServeArgs {
             host: &host,
             port,
@@ -579,6 +584,7 @@ pub fn run() -> ExitCode {
             open,
             rules,
             cache_mb: cache_mb as usize,
+            idle_timeout: std::time::Duration::from_secs(idle_timeout.into()),
         }),
         Some(Command::Train {
             material,

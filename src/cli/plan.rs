@@ -10,13 +10,28 @@ use canju::tablebase::format::{Rules, file_name};
 use super::tb::{material_arg, table_dir};
 use super::{CliError, CliResult};
 
-/// Characters a path or program may hold in a plan: the shells and make read them as
-/// they are.
-fn plain(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_alphanumeric() || "/._-+:@~".contains(c))
+/// Characters a path or program may hold in a plan: make, Snakemake and the shell read
+/// them as they are (make splits targets at `:`, the shell expands `~`, and a leading `-`
+/// would be read as an option).
+const PLAIN: &str = "letters, digits and / . _ - + @, not starting with -";
+
+/// Why a path or program cannot stand in a plan, if it cannot.
+fn not_plain(text: &str) -> Option<String> {
+    if text.is_empty() {
+        return Some("it is empty".into());
+    }
+    if text.starts_with('-') {
+        return Some("it starts with '-', which the jobs would read as an option".into());
+    }
+    text.chars()
+        .find(|&c| !(c.is_alphanumeric() || "/._-+@".contains(c)))
+        .map(|c| match c {
+            ':' => "it holds ':', where make splits a rule's targets from its prerequisites".into(),
+            c if c.is_whitespace() => {
+                "it holds a space, where make and the shell split words".into()
+            }
+            c => format!("it holds '{c}', which make or the shell would read as syntax"),
+        })
 }
 
 pub fn run(
@@ -30,14 +45,14 @@ pub fn run(
     let m = material_arg(sig)?;
     let dir = table_dir(dir)?;
     let dir_text = dir.to_string_lossy().into_owned();
-    if !plain(&dir_text) {
+    if let Some(why) = not_plain(&dir_text) {
         return Err(CliError::input(format!(
-            "--dir '{dir_text}': a plan names it in make and shell lines; use a path of letters, digits and / . _ - + : @ ~"
+            "--dir '{dir_text}': {why}; a plan names it in make and shell lines, so use {PLAIN}"
         )));
     }
-    if !plain(bin) {
+    if let Some(why) = not_plain(bin) {
         return Err(CliError::input(format!(
-            "--bin '{bin}': use a path of letters, digits and / . _ - + : @ ~"
+            "--bin '{bin}': {why}; use {PLAIN}"
         )));
     }
     if threads.is_some_and(|t| t == 0 || t > 256) {

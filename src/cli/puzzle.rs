@@ -47,6 +47,15 @@ pub struct ListJson<'a> {
     difficulty: u8,
 }
 
+/// A puzzle's recorded result: "solved", "failed" or none.
+pub fn progress_mark(r: Option<&puzzle::progress::Record>) -> Option<&'static str> {
+    match r {
+        Some(r) if r.solved => Some("solved"),
+        Some(r) if r.failed > 0 => Some("failed"),
+        _ => None,
+    }
+}
+
 /// A puzzle as `puzzle list --json` and the server show it.
 pub fn list_json(p: &Puzzle) -> ListJson<'_> {
     ListJson {
@@ -76,18 +85,22 @@ pub fn list(
         .filter(|p| tag.as_ref().is_none_or(|t| p.entry.tags.contains(t)))
         .filter(|p| collection.as_ref().is_none_or(|c| &p.collection == c))
         .collect();
+    let (_, progress) = progress()?;
     if json {
-        let out: Vec<ListJson> = chosen.iter().map(|p| list_json(p)).collect();
+        // each puzzle as the server lists it, with its recorded progress
+        let out: Vec<serde_json::Value> = chosen
+            .iter()
+            .map(|p| {
+                let mut j = serde_json::to_value(list_json(p)).map_err(CliError::input)?;
+                j["progress"] = serde_json::json!(progress_mark(progress.get(&p.entry.id)));
+                Ok(j)
+            })
+            .collect::<Result<_, CliError>>()?;
         super::print_json(&out)?;
         return Ok(());
     }
-    let (_, progress) = progress()?;
     for p in &chosen {
-        let mark = match progress.get(&p.entry.id) {
-            Some(r) if r.solved => "solved",
-            Some(r) if r.failed > 0 => "failed",
-            _ => "-",
-        };
+        let mark = progress_mark(progress.get(&p.entry.id)).unwrap_or("-");
         let stip = p.entry.moves.map_or(String::new(), |n| format!(" in {n}"));
         outln!(
             "{:<12} {:<6} {}{stip}  {}  ★{}  {}",
@@ -174,7 +187,7 @@ pub fn check(
     let p = find(&all, id)?;
     let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     ensure_tables(p, &tb)?;
-    let c = judge_moves(p, &tb, moves)?;
+    let c = judge_moves(p, &tb, &Judge::for_puzzle(Some(&tb), p), moves)?;
     let j = &c.json;
     if json {
         super::print_json(j)?;
@@ -237,8 +250,12 @@ pub struct Checked {
 
 /// Judges the given moves of a puzzle (the player's alone, or the whole line with the
 /// defender's) against perfect play.
-pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Checked, CliError> {
-    let judge = Judge::for_puzzle(Some(tb), p);
+pub fn judge_moves(
+    p: &Puzzle,
+    tb: &Tablebase,
+    judge: &Judge,
+    moves: &[String],
+) -> Result<Checked, CliError> {
     let fail = |e: puzzle::PuzzleError| CliError {
         code: 1,
         message: e.to_string(),
@@ -255,8 +272,7 @@ pub fn judge_moves(p: &Puzzle, tb: &Tablebase, moves: &[String]) -> Result<Check
     let mut failed = false;
     while let Some(t) = given.next() {
         // the player's move
-        let m =
-            notation::parse_move(&pos, t).map_err(|e| CliError::input(format!("'{t}': {e}")))?;
+        let m = notation::parse_move(&pos, t).map_err(CliError::input)?;
         let f = judge.judge(&pos, m, p.goal, left).map_err(fail)?;
         slowers.push(match f {
             Feedback::Good { slower } => Some(slower),
@@ -388,7 +404,7 @@ pub fn play_cmd(
     rules: Rules,
 ) -> CliResult {
     let all = collections(dir)?;
-    let (path, mut progress) = progress()?;
+    let (path, progress) = progress()?;
     let p = match id {
         Some(id) => find(&all, id)?,
         None => all
@@ -411,12 +427,17 @@ pub fn play_cmd(
     let judge = Judge::for_puzzle(Some(&tb), p);
     let outcome = super::play::play(p, &judge)?;
     if outcome != super::play::Outcome::Quit {
-        progress.record(&p.entry.id, outcome == super::play::Outcome::Solved);
+        let solved = outcome == super::play::Outcome::Solved;
         if let Some(path) = path {
-            puzzle::progress::save(&path, &progress).map_err(|e| CliError {
-                code: 1,
-                message: e,
-            })?;
+            // re-read under the lock: another terminal or the page may have recorded since
+            let (_, warning) = puzzle::progress::update(&path, |pr| pr.record(&p.entry.id, solved))
+                .map_err(|e| CliError {
+                    code: 1,
+                    message: e,
+                })?;
+            if let Some(w) = warning {
+                errln!("canju: warning: {w}");
+            }
         }
     }
     Ok(())
@@ -427,7 +448,8 @@ pub fn reset() -> CliResult {
     let Some(path) = puzzle::progress::default_path() else {
         return Err(CliError::input("no data directory: set CANJU_HOME"));
     };
-    match std::fs::remove_file(&path) {
+    let removed = canju::files::check_writable(&path).and_then(|()| std::fs::remove_file(&path));
+    match removed {
         Ok(()) => outln!("progress cleared ({})", path.display()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => outln!("no progress recorded yet"),
         Err(e) => {
@@ -550,7 +572,7 @@ pub fn train(a: TrainArgs) -> CliResult {
 /// each checked under perfect play and added to `DIR/C.toml`; the others listed with the
 /// reason.
 pub fn import(
-    file: &PathBuf,
+    file: &std::path::Path,
     collection: &str,
     dir: &Option<PathBuf>,
     tables: &Option<PathBuf>,
@@ -566,7 +588,7 @@ pub fn import(
             "--collection '{collection}': letters, digits, - and _ only"
         )));
     }
-    let bytes = std::fs::read(file).map_err(|e| {
+    let bytes = canju::files::read_regular(file).map_err(|e| {
         CliError::input(format!(
             "{}: {}",
             file.display(),
@@ -577,14 +599,24 @@ pub fn import(
         .map_err(|_| CliError::input(format!("{}: not UTF-8 text", file.display())))?;
     let dir = dir.clone().unwrap_or_else(|| PathBuf::from("puzzles"));
     let target = dir.join(format!("{collection}.toml"));
-    let existing = if target.exists() {
-        puzzle::load_file(&target).map_err(|e| CliError {
+    std::fs::create_dir_all(&dir).map_err(|e| super::file_error(&dir, &e))?;
+    // one import into a collection at a time: the ids and the positions already there are
+    // read under the lock, and the file is rewritten whole before it is let go
+    let _lock =
+        canju::files::Lock::exclusive(&target).map_err(|e| super::file_error(&target, &e))?;
+    let before = match canju::files::read_regular(&target) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| CliError {
+            code: 1,
+            message: format!("{}: not UTF-8 text", target.display()),
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(super::file_error(&target, &e)),
+    };
+    let existing = puzzle::load_str(&target, before.strip_prefix('\u{feff}').unwrap_or(&before))
+        .map_err(|e| CliError {
             code: 1,
             message: e.to_string(),
-        })?
-    } else {
-        Vec::new()
-    };
+        })?;
     let mut taken: Vec<String> = existing.iter().map(|p| p.entry.id.clone()).collect();
     let mut positions: Vec<(Position, String)> = existing
         .iter()
@@ -663,7 +695,10 @@ pub fn import(
                 continue;
             }
         };
-        ensure_tables(&parsed, &tb)?;
+        if let Err(e) = ensure_tables(&parsed, &tb) {
+            rejected.push(reject(format!("its tables cannot be built: {}", e.message)));
+            continue;
+        }
         if let Err(reason) = judge.verify(&parsed) {
             rejected.push(reject(reason));
             continue;
@@ -681,8 +716,7 @@ pub fn import(
         count += 1;
     }
     if count > 0 {
-        std::fs::create_dir_all(&dir).map_err(|e| super::file_error(&dir, &e))?;
-        let mut all = std::fs::read_to_string(&target).unwrap_or_default();
+        let mut all = before;
         all.push_str(&added);
         canju::files::write_atomically(&target, &[all.as_bytes()])
             .map_err(|e| super::file_error(&target, &e))?;

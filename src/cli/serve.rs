@@ -1,12 +1,22 @@
 //! `canju serve`: the tables, the solver, the puzzles and the theory reports as a JSON API
-//! on a local HTTP server (axum on tokio). Every request is bounded: inputs are checked
-//! for size and sense before any work, proofs and theory counts run on blocking threads
-//! under a small semaphore with a time limit, and nothing but the table directory is read.
+//! on a local HTTP server (axum over hyper on tokio). Every request is bounded:
+//! - inputs are checked for size and sense, and the tables a request needs for being
+//!   there, before any work;
+//! - work that computes (proofs, judging, hints, theory counts) runs on blocking threads,
+//!   at most [`HEAVY_AT_ONCE`] at a time (more get a 503 at once, so short requests never
+//!   wait behind them), under a time limit that counts from its start and a node limit;
+//!   it stops when its client goes away, its time is up or the server is stopped, and its
+//!   slot is freed only when it has really ended;
+//! - a connection idle or slow to send a request's head is closed after a timeout, the
+//!   connections at once are bounded by the descriptors the process may open, and a whole
+//!   request by [`REQUEST_SECONDS`];
+//! - every error is a JSON body `{"error": …}`, whatever produced it.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,6 +50,8 @@ pub struct ServeArgs<'a> {
     pub open: bool,
     pub rules: Rules,
     pub cache_mb: usize,
+    /// How long a connection may be idle, or take to send a request's head.
+    pub idle_timeout: Duration,
 }
 
 /// Proofs and theory counts running at once; more are refused with 503 until one ends.
@@ -59,6 +71,19 @@ const MAX_MOVES_SENT: usize = 64;
 const THEORY_CACHE_ENTRIES: usize = 256;
 /// Largest request body, in bytes.
 const MAX_BODY: usize = 16 * 1024;
+/// The longest request target (path and query) answered, in bytes; a longer one is a 414.
+const MAX_URI: usize = 8 * 1024;
+/// Time limit of a puzzle check or hint (each search in it also has the node limit).
+const JUDGE_SECONDS: u64 = 30;
+/// Time limit of a theory count or heatmap.
+const THEORY_SECONDS: u64 = 60;
+/// The most any request may take, from its head read to its answer (a body that never
+/// comes, say); above every work's own limit.
+const REQUEST_SECONDS: u64 = 90;
+/// After a proof's own time limit, how long it has to stop before the request gives up on it.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+/// How long Ctrl-C waits for requests in flight (their work is told to stop at once).
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 struct AppState {
     /// The tables under the server's rule set: puzzles, proofs, theory, and probes that
@@ -67,10 +92,13 @@ struct AppState {
     /// The same directory's tables under the other rule set, for probes that ask for it.
     other: Tablebase,
     puzzles: Vec<Puzzle>,
-    heavy: Semaphore,
+    heavy: Arc<Semaphore>,
+    /// The stop flags of the work running now, by job number: set all at shutdown.
+    jobs: Mutex<HashMap<u64, Arc<AtomicBool>>>,
+    next_job: AtomicU64,
+    /// The server is stopping: no new work starts.
+    closing: AtomicBool,
     theory_cache: Mutex<HashMap<String, Arc<JsonValue>>>,
-    /// One writer of the progress file at a time.
-    progress_lock: Mutex<()>,
 }
 
 type Shared = Arc<AppState>;
@@ -99,12 +127,15 @@ fn theory_status(e: theory::TheoryError) -> ApiError {
     match e {
         theory::TheoryError::Table(t) => table_status(t),
         theory::TheoryError::Claim(c) => bad(c),
+        theory::TheoryError::Stopped => stopped(),
     }
 }
 
+/// A table error: a missing table is a 409 (the request is sound, the server lacks what
+/// it needs, and the message names the `canju gen` command); anything else is the server's.
 fn table_status(e: TableError) -> ApiError {
     match e {
-        TableError::Missing { .. } => ApiError(StatusCode::NOT_FOUND, e.to_string()),
+        TableError::Missing { .. } => ApiError(StatusCode::CONFLICT, e.to_string()),
         e => internal(e),
     }
 }
@@ -138,14 +169,75 @@ fn fen_arg(fen: &Option<String>) -> Result<Position, ApiError> {
     t.parse::<Position>().map_err(|e| bad(format!("fen: {e}")))
 }
 
-/// Holds a permit for a proof or a count, or answers 503 at once.
-fn heavy_permit(state: &AppState) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
-    state.heavy.try_acquire().map_err(|_| {
+/// The answer for work that was stopped (its time was up, or the server is stopping).
+fn stopped() -> ApiError {
+    ApiError(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the work was stopped before it finished: it took longer than its time or node limit, or the server is stopping".into(),
+    )
+}
+
+/// Sets a stop flag when dropped: the handler's future is dropped when its client
+/// disconnects (or the whole request times out), and the work it started then stops.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Relaxed);
+    }
+}
+
+/// Removes a job's stop flag from the server's list when the work ends.
+struct JobEntry(Shared, u64);
+
+impl Drop for JobEntry {
+    fn drop(&mut self) {
+        self.0.jobs.lock().expect("lock").remove(&self.1);
+    }
+}
+
+/// Runs work that computes: on a blocking thread, holding one of the [`HEAVY_AT_ONCE`]
+/// slots (none free: a 503 at once) until the work has really ended, with a stop flag that
+/// is set when the client goes away, when `limit` has passed since the work started, or
+/// when the server stops. The work must check the flag; the answer waits `limit` plus
+/// [`STOP_GRACE`] at most.
+async fn run_heavy<T: Send + 'static>(
+    state: &Shared,
+    limit: Duration,
+    work: impl FnOnce(Arc<AtomicBool>) -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    if state.closing.load(Relaxed) {
+        return Err(stopped());
+    }
+    let permit = state.heavy.clone().try_acquire_owned().map_err(|_| {
         ApiError(
             StatusCode::SERVICE_UNAVAILABLE,
             format!("{HEAVY_AT_ONCE} proofs or counts are running; try again in a moment"),
         )
-    })
+    })?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let _on_drop = StopOnDrop(stop.clone());
+    let job = state.next_job.fetch_add(1, Relaxed);
+    state.jobs.lock().expect("lock").insert(job, stop.clone());
+    let entry = JobEntry(state.clone(), job);
+    if state.closing.load(Relaxed) {
+        return Err(stopped());
+    }
+    let flag = stop.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let _held = (permit, entry);
+        work(flag)
+    });
+    let deadline = tokio::time::sleep(limit);
+    tokio::pin!(task, deadline);
+    tokio::select! {
+        joined = &mut task => return joined.map_err(internal),
+        () = &mut deadline => stop.store(true, Relaxed),
+    }
+    match tokio::time::timeout(STOP_GRACE, task).await {
+        Ok(joined) => joined.map_err(internal),
+        Err(_) => Err(stopped()),
+    }
 }
 
 #[derive(Deserialize)]
@@ -211,33 +303,32 @@ async fn solve(
             "time {seconds}: seconds above 0, at most {SOLVE_MAX_SECONDS}"
         )));
     }
-    let _permit = heavy_permit(&state)?;
     let mut options = Options::new(max_moves);
+    // the time counts from the proof's start, which is when it gets its slot
     options.time = Some(Duration::from_secs_f64(seconds));
     options.max_nodes = Some(SOLVE_MAX_NODES);
     options.hash_mb = SOLVE_HASH_MB;
     options.checks_only = q.checks_only.unwrap_or(false);
-    let stop = options.stop.clone();
     let st = state.clone();
-    let task = tokio::task::spawn_blocking(move || {
-        solver::solve(&pos, &options, Some(&st.tb)).map(|s| (pos, s))
-    });
-    // the proof stops itself at its deadline; this is a second guard
-    let joined = tokio::time::timeout(Duration::from_secs_f64(seconds + 10.0), task).await;
-    let (pos, s) = match joined {
-        Ok(Ok(r)) => r.map_err(|e| match e {
-            solver::SolveError::Table(t) => table_status(t),
-            e => bad(e),
-        })?,
-        Ok(Err(e)) => return Err(internal(e)),
-        Err(_) => {
-            stop.store(true, Relaxed);
-            return Err(ApiError(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the proof did not stop in time".into(),
-            ));
+    // the proof stops itself at its time limit and answers what it proved; the stop flag
+    // is for a client that leaves, and a second guard
+    let limit = Duration::from_secs_f64(seconds) + STOP_GRACE;
+    let (pos, s) = run_heavy(&state, limit, move |stop| {
+        options.stop = stop.clone();
+        let solved = solver::solve(&pos, &options, Some(&st.tb));
+        // stopped from outside (the server is stopping): what it proved so far is not
+        // the answer the request asked for
+        if stop.load(Relaxed) {
+            return Err(solver::SolveError::Stopped);
         }
-    };
+        solved.map(|s| (pos, s))
+    })
+    .await?
+    .map_err(|e| match e {
+        solver::SolveError::Table(t) => table_status(t),
+        solver::SolveError::Stopped => stopped(),
+        e => bad(e),
+    })?;
     let j = serde_json::to_value(super::solve::solution_json(&pos, &s, state.tb.rules()))
         .map_err(internal)?;
     Ok(Json(j))
@@ -289,16 +380,7 @@ fn progress_marks() -> HashMap<String, &'static str> {
     progress
         .puzzles
         .iter()
-        .filter_map(|(id, r)| {
-            let mark = if r.solved {
-                "solved"
-            } else if r.failed > 0 {
-                "failed"
-            } else {
-                return None;
-            };
-            Some((id.clone(), mark))
-        })
+        .filter_map(|(id, r)| Some((id.clone(), super::puzzle::progress_mark(Some(r))?)))
         .collect()
 }
 
@@ -351,7 +433,29 @@ async fn check(
     if let Some(m) = body.moves.iter().find(|m| m.len() > MAX_TEXT) {
         return Err(bad(format!("a move of {} bytes", m.len())));
     }
-    // a puzzle the tables judge needs them built; the server does not build tables
+    puzzle_tables(&state, p)?;
+    let st = state.clone();
+    let p = p.clone();
+    let checked = run_heavy(&state, Duration::from_secs(JUDGE_SECONDS), move |stop| {
+        let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p)
+            .with_limits(stop.clone(), Some(SOLVE_MAX_NODES));
+        super::puzzle::judge_moves(&p, &st.tb, &judge, &body.moves).map_err(|e| (e, stop))
+    })
+    .await?
+    .map_err(|(e, stop)| {
+        if stop.load(Relaxed) || e.message == canju::puzzle::PuzzleError::Stopped.to_string() {
+            stopped()
+        } else {
+            cli_status(e)
+        }
+    })?;
+    let j = serde_json::to_value(&checked.json).map_err(internal)?;
+    Ok(Json(j))
+}
+
+/// A 409 naming the `canju gen` command when a puzzle is judged by tables that are not
+/// built: the server builds no tables.
+fn puzzle_tables(state: &AppState, p: &Puzzle) -> Result<(), ApiError> {
     let needs_tables = p.in_table_reach() && !(p.goal.win && p.entry.moves.is_some());
     if needs_tables {
         let m = Material::of(&p.position).canonical();
@@ -359,29 +463,14 @@ async fn check(
             return Err(ApiError(
                 StatusCode::CONFLICT,
                 format!(
-                    "puzzle {id} is judged by the tables of {m}, which are not built: run {}",
+                    "puzzle {} is judged by the tables of {m}, which are not built: run {}",
+                    p.entry.id,
                     gen_command(&state.tb.path_of(&m))
                 ),
             ));
         }
     }
-    let _permit = heavy_permit(&state)?;
-    let st = state.clone();
-    let p = p.clone();
-    let task =
-        tokio::task::spawn_blocking(move || super::puzzle::judge_moves(&p, &st.tb, &body.moves));
-    let checked = tokio::time::timeout(Duration::from_secs(60), task)
-        .await
-        .map_err(|_| {
-            ApiError(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "judging took too long".into(),
-            )
-        })?
-        .map_err(internal)?
-        .map_err(cli_status)?;
-    let j = serde_json::to_value(&checked.json).map_err(internal)?;
-    Ok(Json(j))
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -409,13 +498,16 @@ async fn theory_report(
     }
     // every table the claim's material falls into must be there: the server builds none
     missing_tables(&state, &claim)?;
-    let _permit = heavy_permit(&state)?;
     let st = state.clone();
-    let report = tokio::task::spawn_blocking(move || {
-        theory::measure(&claim, &st.tb, &Request { limit, heat: None }, &|_, _| {})
+    let report = run_heavy(&state, Duration::from_secs(THEORY_SECONDS), move |stop| {
+        let request = Request {
+            limit,
+            heat: None,
+            stop: Some(stop),
+        };
+        theory::measure(&claim, &st.tb, &request, &|_, _| {})
     })
-    .await
-    .map_err(internal)?
+    .await?
     .map_err(theory_status)?;
     let j = Arc::new(serde_json::to_value(&report).map_err(internal)?);
     let mut cache = state.theory_cache.lock().expect("lock");
@@ -588,21 +680,16 @@ async fn heatmap_svg(
         Some(o) => return Err(bad(format!("side '{o}': red or black"))),
     };
     missing_tables(&state, &claim)?;
-    let _permit = heavy_permit(&state)?;
     let st = state.clone();
-    let report = tokio::task::spawn_blocking(move || {
-        theory::measure(
-            &claim,
-            &st.tb,
-            &Request {
-                limit: 0,
-                heat: Some((kind, side)),
-            },
-            &|_, _| {},
-        )
+    let report = run_heavy(&state, Duration::from_secs(THEORY_SECONDS), move |stop| {
+        let request = Request {
+            limit: 0,
+            heat: Some((kind, side)),
+            stop: Some(stop),
+        };
+        theory::measure(&claim, &st.tb, &request, &|_, _| {})
     })
-    .await
-    .map_err(internal)?
+    .await?
     .map_err(theory_status)?;
     let heat = report
         .heat
@@ -611,12 +698,12 @@ async fn heatmap_svg(
     Ok(svg_response(super::theory::heatmap_svg(&report, heat)))
 }
 
-/// A 404 naming the `canju gen` command when a claim's tables are not all built.
+/// A 409 naming the `canju gen` command when a claim's tables are not all built.
 fn missing_tables(state: &AppState, claim: &Claim) -> Result<(), ApiError> {
     for m in claim.material.build_order() {
         if !state.tb.path_of(&m).exists() {
             return Err(ApiError(
-                StatusCode::NOT_FOUND,
+                StatusCode::CONFLICT,
                 format!(
                     "the tables of {} are not all built ({m} is missing): run {}",
                     claim.material,
@@ -641,25 +728,27 @@ async fn hint(
     if pos.turn() != p.goal.side {
         return Err(bad("it is the defender's move"));
     }
-    let _permit = heavy_permit(&state)?;
+    puzzle_tables(&state, p)?;
     let st = state.clone();
     let budget = p.budget().saturating_sub(body.moves.len() as u32);
     let goal = p.goal;
     let p = p.clone();
-    let task = tokio::task::spawn_blocking(move || {
-        let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p);
-        judge.best_move(&pos, goal, budget).map(|m| (pos, m))
-    });
-    let (pos, best) = tokio::time::timeout(Duration::from_secs(60), task)
-        .await
-        .map_err(|_| {
-            ApiError(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the hint took too long".into(),
-            )
-        })?
-        .map_err(internal)?
-        .map_err(internal)?;
+    let (pos, best) = run_heavy(&state, Duration::from_secs(JUDGE_SECONDS), move |stop| {
+        let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p)
+            .with_limits(stop.clone(), Some(SOLVE_MAX_NODES));
+        judge
+            .best_move(&pos, goal, budget)
+            .map(|m| (pos, m))
+            .map_err(|e| (e, stop))
+    })
+    .await?
+    .map_err(|(e, stop)| {
+        if stop.load(Relaxed) || matches!(e, canju::puzzle::PuzzleError::Stopped) {
+            stopped()
+        } else {
+            internal(e)
+        }
+    })?;
     Ok(Json(match best {
         Some(m) => json!({
             "iccs": m.to_string(),
@@ -685,15 +774,11 @@ async fn record_result(
 ) -> ApiResult {
     let Json(body) = body.map_err(|e| ApiError(e.status(), e.body_text()))?;
     let id = find_puzzle(&state, &id)?.entry.id.clone();
-    let st = state.clone();
     tokio::task::spawn_blocking(move || {
-        let _guard = st.progress_lock.lock().expect("lock");
-        let (path, mut progress) = super::puzzle::progress().map_err(|e| e.message)?;
-        let Some(path) = path else {
+        let Some(path) = canju::puzzle::progress::default_path() else {
             return Err("no home directory to keep progress in".to_string());
         };
-        progress.record(&id, body.solved);
-        canju::puzzle::progress::save(&path, &progress)
+        canju::puzzle::progress::update(&path, |p| p.record(&id, body.solved)).map(|_| ())
     })
     .await
     .map_err(internal)?
@@ -752,6 +837,54 @@ async fn page_css() -> Response {
         .into_response()
 }
 
+/// Around every request: a request target over [`MAX_URI`] is a 414; a request that takes
+/// over [`REQUEST_SECONDS`] is a 408 (and its work is told to stop); and every error answer
+/// that is not JSON yet (axum's own 405, 413 and rejections of a path that is not UTF-8,
+/// say) becomes `{"error": …}` with the same status, keeping its other headers (`Allow`).
+async fn guard(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let target = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+    if target > MAX_URI {
+        return ApiError(
+            StatusCode::URI_TOO_LONG,
+            format!("the request target is {target} bytes long; at most {MAX_URI}"),
+        )
+        .into_response();
+    }
+    let response =
+        match tokio::time::timeout(Duration::from_secs(REQUEST_SECONDS), next.run(req)).await {
+            Ok(r) => r,
+            Err(_) => {
+                return ApiError(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!("the request took over {REQUEST_SECONDS} s and was dropped"),
+                )
+                .into_response();
+            }
+        };
+    let status = response.status();
+    let json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096)
+        .await
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_string());
+    parts.headers.remove(axum::http::header::CONTENT_TYPE);
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    let mut answer = ApiError(status, text).into_response();
+    for (name, value) in &parts.headers {
+        answer.headers_mut().insert(name, value.clone());
+    }
+    answer
+}
+
 async fn not_found(uri: Uri) -> ApiError {
     ApiError(
         StatusCode::NOT_FOUND,
@@ -779,7 +912,95 @@ fn router(state: Shared) -> Router {
         .route("/api/theory", get(theory_report))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn(guard))
         .with_state(state)
+}
+
+/// Connections served at once: what the process's descriptor limit leaves after a reserve
+/// for table files and the rest, between 4 and 1,024. More wait in the listen queue.
+fn connection_limit() -> usize {
+    const RESERVE: u64 = 64;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        limit.rlim_cur
+    } else {
+        1024
+    };
+    soft.saturating_sub(RESERVE).clamp(4, 1024) as usize
+}
+
+/// Accepts and serves connections until `stopping` turns true, then lets the connections
+/// in flight end (idle ones at once, the rest within [`SHUTDOWN_GRACE`]). A connection
+/// that is idle, or slow to send a request's head, for `idle` is closed; a failed accept
+/// (out of descriptors, say) is retried after a pause, never the end of the server.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    idle: Duration,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(Semaphore::new(connection_limit()));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+            _ = stopping.changed() => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => {
+                    // EMFILE, ENFILE, ECONNABORTED: pause, then go on
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = stopping.changed() => break,
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let mut stop = stopping.clone();
+        connections.spawn(async move {
+            let _permit = permit;
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(idle)
+                .max_buf_size(64 * 1024)
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                _ = stop.changed() => conn.as_mut().graceful_shutdown(),
+            }
+            let _ = conn.await;
+        });
+        while connections.try_join_next().is_some() {}
+    }
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+}
+
+/// Waits for Ctrl-C (SIGINT) or SIGTERM.
+async fn stop_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let terminated = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminated => {}
+    }
 }
 
 /// Opens a page in the desktop's browser; says so when it cannot.
@@ -815,9 +1036,11 @@ pub fn run(a: ServeArgs) -> CliResult {
         )
         .with_cache_mb(a.cache_mb),
         puzzles,
-        heavy: Semaphore::new(HEAVY_AT_ONCE),
+        heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
+        jobs: Mutex::new(HashMap::new()),
+        next_job: AtomicU64::new(0),
+        closing: AtomicBool::new(false),
         theory_cache: Mutex::new(HashMap::new()),
-        progress_lock: Mutex::new(()),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -850,16 +1073,22 @@ pub fn run(a: ServeArgs) -> CliResult {
         if a.open {
             open_browser(&format!("http://{addr}/"));
         }
-        axum::serve(listener, router(state))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| CliError {
-                code: 1,
-                message: format!("the server stopped: {e}"),
-            })?;
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let st = state.clone();
+        tokio::spawn(async move {
+            stop_signal().await;
+            // no new work; the work in flight is told to stop; then the connections end
+            st.closing.store(true, Relaxed);
+            for stop in st.jobs.lock().expect("lock").values() {
+                stop.store(true, Relaxed);
+            }
+            let _ = stop_tx.send(true);
+        });
+        serve_connections(listener, router(state), a.idle_timeout, stop_rx).await;
         outln!("canju serve: stopped");
-        Ok(())
-    })
+        Ok::<(), CliError>(())
+    })?;
+    // work that has not noticed its stop flag yet is not waited for
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    Ok(())
 }

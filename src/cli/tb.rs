@@ -273,12 +273,16 @@ fn targets_arg(text: &str, max_entries: &Option<String>) -> Result<Targets, CliE
     };
     let keep = |m: &Material| limit.is_none_or(|n| class::entries(m) <= n);
     if let Some(path) = text.strip_prefix('@') {
-        let body = std::fs::read_to_string(path).map_err(|e| {
-            CliError::input(format!(
-                "{path}: {}",
-                canju::tablebase::format::io_message(&e)
-            ))
-        })?;
+        let body = canju::files::read_regular(std::path::Path::new(path))
+            .map_err(|e| {
+                CliError::input(format!(
+                    "{path}: {}",
+                    canju::tablebase::format::io_message(&e)
+                ))
+            })
+            .and_then(|b| {
+                String::from_utf8(b).map_err(|_| CliError::input(format!("{path}: not UTF-8 text")))
+            })?;
         let mut members = Vec::new();
         for (i, line) in body.lines().enumerate() {
             let Some(word) = line
@@ -964,7 +968,12 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
                 m.piece_count()
             )));
         }
-        generate(m, &tb, a.threads)?;
+        // under --json, standard output is the JSON alone: the summaries go to stderr
+        if a.json {
+            generate_quietly(m, &tb, a.threads)?;
+        } else {
+            generate(m, &tb, a.threads)?;
+        }
     }
     if a.json {
         let out = probe_json(&tb, &pos, true).map_err(table_error)?;

@@ -44,6 +44,10 @@ fn theory_error(e: theory::TheoryError) -> CliError {
     match e {
         theory::TheoryError::Table(t) => table_error(t),
         theory::TheoryError::Claim(c) => CliError::input(c),
+        e @ theory::TheoryError::Stopped => CliError {
+            code: 1,
+            message: e.to_string(),
+        },
     }
 }
 
@@ -99,10 +103,11 @@ pub fn run(a: TheoryArgs) -> CliResult {
             let kind = kind_arg(k)?;
             if claim.material.side(Color::Red).count(kind) == 0 {
                 return Err(CliError::input(format!(
-                    "--heatmap: the stronger side of {} ({}) has no {}",
+                    "--heatmap: the stronger side of {} ({}) has no {}; it can map {}",
                     claim.material,
                     claim.material.chinese(),
-                    kind.name()
+                    kind.name(),
+                    theory::heat_kinds_text(&claim.material)
                 )));
             }
             let side = match a.side {
@@ -137,6 +142,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
                 &Request {
                     limit: a.limit,
                     heat,
+                    stop: None,
                 },
                 &|done, total| {
                     bar.set_length(total);
@@ -183,6 +189,7 @@ pub fn main_job_report(tb: &Tablebase) -> CliResult {
         &Request {
             limit: 3,
             heat: None,
+            stop: None,
         },
         &|_, _| {},
     )

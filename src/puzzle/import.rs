@@ -29,6 +29,8 @@ pub struct Rejected {
 
 /// Reads every game of a file in either format (DhtmlXQ when the text has `[DhtmlXQ`).
 pub fn read(text: &str) -> (Vec<Game>, Vec<Rejected>) {
+    // a byte-order mark, as Windows editors write them, is not part of the text
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.contains("[DhtmlXQ") {
         read_dhtmlxq(text)
     } else {
@@ -224,21 +226,30 @@ pub fn read_dhtmlxq(text: &str) -> (Vec<Game>, Vec<Rejected>) {
             _ => Color::Red,
         };
         let mut setup = Setup::empty(turn);
-        let mut ok = true;
+        let mut problem = None;
         for (k, pair) in d.chunks(2).enumerate() {
             if pair == [9, 9] {
                 continue;
             }
             let color = if k < 16 { Color::Red } else { Color::Black };
             match dhtml_square(pair[0], pair[1]) {
+                Some(s) if setup.piece_at(s).is_some() => {
+                    problem.get_or_insert(format!(
+                        "[DhtmlXQ_binit] puts two pieces on {s} (pieces {} and {})",
+                        d.chunks(2).position(|q| q == pair).map_or(0, |i| i + 1),
+                        k + 1
+                    ));
+                }
                 Some(s) => {
                     setup.put(s, Piece::new(color, BINIT_ORDER[k % 16]));
                 }
-                None => ok = false,
+                None => {
+                    problem.get_or_insert("[DhtmlXQ_binit] has a point off the board".into());
+                }
             }
         }
-        if !ok {
-            rejected.push(reject("[DhtmlXQ_binit] has a point off the board"));
+        if let Some(reason) = problem {
+            rejected.push(reject(&reason));
             continue;
         }
         let position = match setup.into_position() {

@@ -228,12 +228,16 @@ pub enum PuzzleError {
     Table(#[from] TableError),
     #[error("{0}")]
     Solver(String),
+    /// A search was stopped (its node limit, or its stop flag) before it could judge.
+    #[error("the search was stopped before it could judge (its node or time limit)")]
+    Stopped,
 }
 
 impl From<SolveError> for PuzzleError {
     fn from(e: SolveError) -> PuzzleError {
         match e {
             SolveError::Table(t) => PuzzleError::Table(t),
+            SolveError::Stopped => PuzzleError::Stopped,
             e => PuzzleError::Solver(e.to_string()),
         }
     }
@@ -277,11 +281,15 @@ fn add_unique(all: &mut Vec<Puzzle>, more: Vec<Puzzle>, path: &Path) -> Result<(
 
 /// Reads one collection file; every puzzle's form is checked (FEN, goal, line).
 pub fn load_file(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PuzzleError::File {
+    let bytes = crate::files::read_regular(path).map_err(|e| PuzzleError::File {
         path: path.to_path_buf(),
         message: crate::tablebase::format::io_message(&e),
     })?;
-    load_str(path, &text)
+    let text = String::from_utf8(bytes).map_err(|e| PuzzleError::File {
+        path: path.to_path_buf(),
+        message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+    })?;
+    load_str(path, text.strip_prefix('\u{feff}').unwrap_or(&text))
 }
 
 /// Reads a collection from its text; `path` names it (its stem is the collection's name).
@@ -434,6 +442,19 @@ impl<'a> Judge<'a> {
             judge.options.checks_only = true;
         }
         judge
+    }
+
+    /// The judge with its searches bounded: each stops after about `max_nodes` nodes, and
+    /// all stop once `stop` is set (a server sets it when its client leaves or its time
+    /// is up); a stopped search is an error ([`SolveError::Stopped`]), never a verdict.
+    pub fn with_limits(
+        mut self,
+        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        max_nodes: Option<u64>,
+    ) -> Judge<'a> {
+        self.options.stop = stop;
+        self.options.max_nodes = max_nodes;
+        self
     }
 
     /// Whether the player's move that led to `child` (the opponent to move) broke a

@@ -142,27 +142,40 @@ impl Requirements {
     /// table's arrays must fit in memory, and every file, with room for the temporary copy
     /// of the largest while it is written, on the disk. `None` for a number not known.
     pub fn fits(&self, memory: Option<u64>, disk: Option<u64>) -> Result<(), String> {
-        let gb = |b: u64| b as f64 / 1e9;
         if let (Some((m, need)), Some(have)) = (self.largest, memory)
             && need > have
         {
             return Err(format!(
-                "{m} needs about {:.1} GB of memory at its peak, and {:.1} GB is available",
-                gb(need),
-                gb(have)
+                "{m} needs about {} of memory at its peak, and {} is available",
+                size(need),
+                size(have)
             ));
         }
         if let Some(have) = disk
             && self.disk_bytes > have
         {
             return Err(format!(
-                "the {} tables to build take {:.1} GB on disk, and {:.1} GB is free",
+                "the {} tables to build take about {} on disk, and {} is free",
                 self.missing.len(),
-                gb(self.disk_bytes),
-                gb(have)
+                size(self.disk_bytes),
+                size(have)
             ));
         }
         Ok(())
+    }
+}
+
+/// A number of bytes in the unit that shows it best: `512 bytes`, `3.4 MB`, `1.20 GB`.
+pub fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if bytes < 1000 {
+        format!("{bytes} bytes")
+    } else if b < 1e6 {
+        format!("{:.1} KB", b / 1e3)
+    } else if b < 1e9 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.2} GB", b / 1e9)
     }
 }
 

@@ -807,7 +807,7 @@ pub mod legacy {
     /// temporary file), after checking its header and its body's checksum. Returns the
     /// new header.
     pub fn convert(path: &Path, material: &Material) -> Result<Header, TableError> {
-        let bytes = fs::read(path).map_err(|e| TableError::io(path, &e))?;
+        let bytes = crate::files::read_regular(path).map_err(|e| TableError::io(path, &e))?;
         let bad = |reason: &str| TableError::Header {
             path: path.to_path_buf(),
             reason: format!("format 1: {reason}"),

@@ -21,7 +21,9 @@ use super::probe::{Table, Tablebase};
 /// The CXA's natural move limit: 60 moves, 120 plies without a capture.
 pub const MOVE_LIMIT_PLIES: u32 = 120;
 const MAGIC: [u8; 8] = *b"CANJULIM";
-const VERSION: u32 = 1;
+/// The layout of the file; the flags are also tied to the code that computed them
+/// ([`crate::SOURCE_FINGERPRINT`], stored after the version).
+const VERSION: u32 = 2;
 
 /// The file the flags of a table are kept in.
 pub fn flags_path(table: &Table) -> PathBuf {
@@ -34,7 +36,7 @@ pub fn flags_path(table: &Table) -> PathBuf {
 /// table, else computed (from the table and its capture sub-tables) and written.
 pub fn flags(table: &Table, tb: &Tablebase) -> Result<ConversionFlags, TableError> {
     let path = flags_path(table);
-    if let Ok(bytes) = std::fs::read(&path)
+    if let Ok(bytes) = crate::files::read_regular(&path)
         && let Some(f) = parse(table, &bytes)
     {
         return Ok(f);
@@ -43,6 +45,7 @@ pub fn flags(table: &Table, tb: &Tablebase) -> Result<ConversionFlags, TableErro
     let mut out = Vec::new();
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&source_fingerprint().to_le_bytes());
     out.extend_from_slice(&f.limit.to_le_bytes());
     out.extend_from_slice(&table.header().block_table_checksum.to_le_bytes());
     out.extend_from_slice(&table.header().entries.to_le_bytes());
@@ -60,9 +63,14 @@ pub fn flags(table: &Table, tb: &Tablebase) -> Result<ConversionFlags, TableErro
     Ok(f)
 }
 
+/// The source fingerprint as a number.
+fn source_fingerprint() -> u64 {
+    u64::from_str_radix(crate::SOURCE_FINGERPRINT, 16).unwrap_or(0)
+}
+
 /// The flags in a file's bytes, if they are whole, sound and of this table.
 fn parse(table: &Table, bytes: &[u8]) -> Option<ConversionFlags> {
-    const HEAD: usize = 8 + 4 + 4 + 4 + 8 + 32;
+    const HEAD: usize = 8 + 4 + 8 + 4 + 4 + 8 + 32;
     if bytes.len() < HEAD + 4 || bytes[..8] != MAGIC {
         return None;
     }
@@ -73,13 +81,14 @@ fn parse(table: &Table, bytes: &[u8]) -> Option<ConversionFlags> {
     let u32_at = |o: usize| u32::from_le_bytes(body[o..o + 4].try_into().expect("4 bytes"));
     let u64_at = |o: usize| u64::from_le_bytes(body[o..o + 8].try_into().expect("8 bytes"));
     if u32_at(8) != VERSION
-        || u32_at(12) != MOVE_LIMIT_PLIES
-        || u32_at(16) != table.header().block_table_checksum
-        || u64_at(20) != table.header().entries
+        || u64_at(12) != source_fingerprint()
+        || u32_at(20) != MOVE_LIMIT_PLIES
+        || u32_at(24) != table.header().block_table_checksum
+        || u64_at(28) != table.header().entries
     {
         return None;
     }
-    let counts = [[u64_at(28), u64_at(36)], [u64_at(44), u64_at(52)]];
+    let counts = [[u64_at(36), u64_at(44)], [u64_at(52), u64_at(60)]];
     if !(body.len() - HEAD).is_multiple_of(8) {
         return None;
     }

@@ -115,34 +115,10 @@ pub fn open_regular(path: &Path) -> Result<fs::File, TableError> {
     if !meta.is_file() {
         return Err(TableError::NotAFile {
             path: path.to_path_buf(),
-            kind: file_kind(&meta),
+            kind: crate::files::kind_of(&meta),
         });
     }
     Ok(file)
-}
-
-fn file_kind(meta: &fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_file() {
-        return "a regular file";
-    }
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    "a special file"
 }
 
 /// Reads exactly `buf.len()` bytes at `offset`.
@@ -847,7 +823,7 @@ impl Tablebase {
             Ok(m) => Err(TableError::Unsupported(format!(
                 "{}: {}, not a directory for tables",
                 self.dir.display(),
-                file_kind(&m)
+                crate::files::kind_of(&m)
             ))),
             Err(_) => fs::create_dir_all(&self.dir).map_err(|e| TableError::io(&self.dir, &e)),
         }

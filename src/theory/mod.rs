@@ -565,12 +565,15 @@ pub struct SideCounts {
 }
 
 /// What to measure besides the totals.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Request {
     /// Counter-examples to list.
     pub limit: usize,
     /// A heatmap for this kind of the stronger side's pieces, with this side to move.
     pub heat: Option<(Kind, Color)>,
+    /// When set (a server's client left, or its time is up), the count stops and the
+    /// measure ends with [`TheoryError::Stopped`].
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// A counter-example found while counting, before it is written out.
@@ -650,6 +653,8 @@ pub enum TheoryError {
     Table(#[from] TableError),
     #[error("{0}")]
     Claim(String),
+    #[error("stopped before the count was done")]
+    Stopped,
 }
 
 /// Measures a claim over its table (which must be present and is checked in full first).
@@ -666,13 +671,28 @@ pub fn measure(
         && claim.material.side(Color::Red).count(kind) == 0
     {
         return Err(TheoryError::Claim(format!(
-            "{}: the stronger side has no {} for a heatmap",
+            "{}: the stronger side has no {} for a heatmap; it can map {}",
             claim.material,
-            kind_name(kind)
+            kind_name(kind),
+            heat_kinds_text(&claim.material)
         )));
     }
     let acc = count(&table, claim, request, progress)?;
     report(claim, tb, &table, request, acc)
+}
+
+/// The stronger side's kinds of piece a heatmap can map (the general included), in words:
+/// "general (帅, K), horse (马, N), soldier (兵, P)".
+pub fn heat_kinds_text(m: &Material) -> String {
+    Kind::ALL
+        .iter()
+        .filter(|&&k| m.side(Color::Red).count(k) > 0)
+        .map(|&k| {
+            let name = kind_name(k);
+            format!("{}, {})", &name[..name.len() - 1], k.wxf_char())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn kind_name(k: Kind) -> &'static str {
@@ -706,11 +726,20 @@ fn count(
     let keep = (request.limit * 32).max(64);
     let done = std::sync::atomic::AtomicU64::new(0);
     let lore = claim.lore;
+    let stopped = || {
+        request
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    };
     let acc = (0..index::GENERAL_PAIR_COUNT)
         .into_par_iter()
         .fold(
             || Acc::new(request.heat.is_some()),
             |mut acc, pair| {
+                if stopped() {
+                    return acc;
+                }
                 let mirrored = !index::pair_index_is_symmetric(pair);
                 let weight = if mirrored { 2 } else { 1 };
                 let mut squares: Squares = [Square::new(0).expect("a0"); MAX_PIECES];
@@ -802,6 +831,9 @@ fn count(
             },
         )
         .reduce(|| Acc::new(request.heat.is_some()), |a, b| a.merge(b, keep));
+    if stopped() {
+        return Err(TheoryError::Stopped);
+    }
     Ok(acc)
 }
 

@@ -207,14 +207,42 @@ pub struct Server {
 
 impl Server {
     pub fn start(tables: &std::path::Path, home: &std::path::Path) -> Server {
+        Server::start_with(tables, home, &[], None)
+    }
+
+    /// A server with more arguments (`--idle-timeout 1`), and with at most `files` open
+    /// descriptors when given.
+    pub fn start_with(
+        tables: &std::path::Path,
+        home: &std::path::Path,
+        args: &[&str],
+        files: Option<u64>,
+    ) -> Server {
         use std::io::BufRead;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_canju"))
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_canju"));
+        command
             .args(["serve", "--port", "0", "--dir", tables.to_str().unwrap()])
+            .args(args)
             .env("CANJU_HOME", home)
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(std::process::Stdio::null());
+        if let Some(n) = files {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setrlimit is async-signal-safe, as pre_exec requires.
+            unsafe {
+                command.pre_exec(move || {
+                    let limit = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command.spawn().unwrap();
         let mut line = String::new();
         std::io::BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
@@ -228,6 +256,38 @@ impl Server {
             .to_string();
         assert!(addr.starts_with("127.0.0.1:"), "{addr}");
         Server { child, addr }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal (SIGINT for Ctrl-C) and waits for the server to end, at most
+    /// `limit`; its exit status, or `None` if it is still running then.
+    pub fn signal_and_wait(
+        &mut self,
+        signal: i32,
+        limit: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        // SAFETY: kill with the child's own pid.
+        unsafe { libc::kill(self.child.id() as i32, signal) };
+        let start = std::time::Instant::now();
+        while start.elapsed() < limit {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return Some(s);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// CPU time the server has used so far, in clock ticks (user and system).
+    pub fn cpu_ticks(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // the fields after the command name (which may hold spaces) in parentheses
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
     }
 }
 

@@ -30,7 +30,7 @@ use crate::material::Material;
 const MAGIC: [u8; 8] = *b"CANJUWRK";
 /// The layout of checkpoint files and the meaning of the generator's working codes: a
 /// change to either must change this number.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// The longest header a checkpoint may have (its far list is in it).
 const MAX_HEAD: usize = 256 << 20;
 /// Entries per checksummed block.
@@ -87,6 +87,8 @@ impl fmt::Display for Phase {
 #[derive(Encode, Decode)]
 struct WorkHeader {
     version: u32,
+    /// The generator's source fingerprint ([`crate::SOURCE_FINGERPRINT`]).
+    source: String,
     material: String,
     rules: String,
     entries: u64,
@@ -176,7 +178,7 @@ impl Checkpoints {
     /// `Err(why)`: there is one, but it does not belong to this build or is damaged (the
     /// arrays may be overwritten then).
     pub fn load(&self, red: &mut [u8], black: &mut [u8]) -> Result<Option<Resumed>, String> {
-        let mut f = match fs::File::open(&self.path) {
+        let mut f = match crate::files::open_regular(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(super::super::format::io_message(&e)),
@@ -208,6 +210,13 @@ impl Checkpoints {
                 h.version
             ));
         }
+        if h.source != crate::SOURCE_FINGERPRINT {
+            return Err(format!(
+                "written by another build of canju (source {}, this one's is {})",
+                h.source,
+                crate::SOURCE_FINGERPRINT
+            ));
+        }
         if (h.material.as_str(), h.rules.as_str(), h.entries)
             != (self.material.as_str(), self.rules.as_str(), self.entries)
         {
@@ -217,7 +226,7 @@ impl Checkpoints {
             ));
         }
         if h.fingerprint != self.fingerprint {
-            return Err("the sub-tables or canju changed since it was written".into());
+            return Err("the sub-tables changed since it was written".into());
         }
         let phase = Phase::from_code(h.phase, h.plies).ok_or("damaged header (phase)")?;
         let blocks = 2 * (self.entries as usize).div_ceil(BLOCK);
@@ -309,6 +318,7 @@ impl Checkpoints {
         let (kind, plies) = phase.code();
         let h = WorkHeader {
             version: VERSION,
+            source: crate::SOURCE_FINGERPRINT.to_string(),
             material: self.material.clone(),
             rules: self.rules.clone(),
             entries: self.entries,

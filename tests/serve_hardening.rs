@@ -1,0 +1,250 @@
+//! `canju serve` under hostile use, on a real server on 127.0.0.1: work its client
+//! abandoned stops and frees its slot, short requests are not starved by long ones, idle
+//! and half-sent connections are closed, a flood of idle sockets under a low descriptor
+//! limit leaves it up, Ctrl-C ends it promptly in the middle of a proof, and every error
+//! body is JSON.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{Server, TempDir};
+
+/// A search that runs for as long as it is let: the start position, mates within 10 moves.
+const LONG_SOLVE: &str = "/api/solve?fen=rnbakabnr%2F9%2F1c5c1%2Fp1p1p1p1p%2F9%2F9%2FP1P1P1P1P%2F1C5C1%2F9%2FRNBAKABNR%20w&max_moves=10&time=20";
+
+/// Sends a request and returns the open connection, without reading the answer.
+fn send(addr: &str, method: &str, path: &str, body: &str) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    s
+}
+
+/// The status, the headers and the body of a whole answer.
+fn answer(mut s: TcpStream) -> (u16, String, String) {
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_string(), body.to_string())
+}
+
+fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String, String) {
+    answer(send(addr, method, path, body))
+}
+
+/// The server's CPU time over `span`, in clock ticks.
+fn ticks_over(server: &Server, span: Duration) -> u64 {
+    let a = server.cpu_ticks();
+    std::thread::sleep(span);
+    server.cpu_ticks() - a
+}
+
+#[test]
+fn abandoned_work_stops_and_frees_its_slot() {
+    let dir = TempDir::new("serve-abandon");
+    let server = Server::start(&dir.0, &dir.0.join("home"));
+    let a = server.addr.as_str();
+    // both slots busy with proofs that would run 20 s
+    let first = send(a, "GET", LONG_SOLVE, "");
+    let second = send(a, "GET", LONG_SOLVE, "");
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        ticks_over(&server, Duration::from_millis(500)) > 20,
+        "the proofs are running"
+    );
+    // a third is refused at once; short requests are answered meanwhile
+    let t = Instant::now();
+    let (status, _, body) = request(a, "GET", LONG_SOLVE, "");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("\"error\""), "{body}");
+    let (status, _, body) = request(a, "GET", "/api/sayings", "");
+    assert_eq!(status, 200, "{body}");
+    let (status, _, _) = request(a, "GET", "/api/puzzles/mate-001", "");
+    assert!(status == 200 || status == 404);
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "short requests waited {:?} behind the proofs",
+        t.elapsed()
+    );
+    // the clients leave: the proofs stop, and the CPU goes back to idle within seconds
+    drop(first);
+    drop(second);
+    let start = Instant::now();
+    loop {
+        let busy = ticks_over(&server, Duration::from_millis(500));
+        if busy <= 5 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the server still used {busy} ticks in half a second, {:?} after its clients left",
+            start.elapsed()
+        );
+    }
+    // the slots are free again: a short proof is answered
+    let (status, _, body) = request(
+        a,
+        "GET",
+        "/api/solve?fen=3k1a3%2F4a4%2F9%2F9%2F2N6%2F9%2F9%2F9%2F9%2F4K1C2%20w&max_moves=3",
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"verdict\":\"win\""), "{body}");
+}
+
+#[test]
+fn idle_and_half_sent_connections_are_closed() {
+    let dir = TempDir::new("serve-idle");
+    let server = Server::start_with(&dir.0, &dir.0.join("home"), &["--idle-timeout", "1"], None);
+    let a = server.addr.as_str();
+    // a head that never ends
+    let mut half = TcpStream::connect(a).unwrap();
+    write!(half, "GET /api HTTP/1.1\r\nHost: x\r\n").unwrap();
+    // a connection that never says anything
+    let idle = TcpStream::connect(a).unwrap();
+    for mut s in [half, idle] {
+        let t = Instant::now();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "closed after {:?}",
+            t.elapsed()
+        );
+    }
+    // a kept-alive connection is closed once idle, after its answer
+    let mut s = TcpStream::connect(a).unwrap();
+    write!(s, "GET /api HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let t = Instant::now();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    assert!(String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 200"));
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+#[test]
+fn a_flood_of_idle_sockets_under_a_low_descriptor_limit_leaves_the_server_up() {
+    let dir = TempDir::new("serve-flood");
+    let server = Server::start_with(
+        &dir.0,
+        &dir.0.join("home"),
+        &["--idle-timeout", "1"],
+        Some(128),
+    );
+    let a = server.addr.as_str();
+    // more sockets than the server may hold descriptors, each silent
+    let flood: Vec<TcpStream> = (0..300)
+        .filter_map(|_| TcpStream::connect(a).ok())
+        .collect();
+    assert!(flood.len() >= 200, "{} connected", flood.len());
+    // a real request is served once the idle ones are closed
+    let t = Instant::now();
+    let (status, _, body) = request(a, "GET", "/api", "");
+    assert_eq!(status, 200, "{body}");
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    drop(flood);
+    // and the server is still up and quick
+    for _ in 0..20 {
+        let (status, _, _) = request(a, "GET", "/api/sayings", "");
+        assert_eq!(status, 200);
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_server_promptly_in_the_middle_of_a_proof() {
+    let dir = TempDir::new("serve-sigint");
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let mut server = Server::start(&dir.0, &dir.0.join("home"));
+        let inflight = send(&server.addr, "GET", LONG_SOLVE, "");
+        std::thread::sleep(Duration::from_millis(500));
+        let t = Instant::now();
+        let status = server.signal_and_wait(signal, Duration::from_secs(5));
+        assert!(status.is_some(), "still running 5 s after signal {signal}");
+        assert!(status.unwrap().success());
+        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+        // the proof in flight was stopped, not answered as if it had run its course
+        let (code, _, body) = answer(inflight);
+        assert!(code == 0 || code == 503, "{code}: {body}");
+    }
+}
+
+#[test]
+fn every_error_body_is_json() {
+    let dir = TempDir::new("serve-errors");
+    let server = Server::start(&dir.0, &dir.0.join("home"));
+    let a = server.addr.as_str();
+    let long = format!("/api/probe?fen={}", "a".repeat(20_000));
+    let big_body = format!(r#"{{"moves": ["{}"]}}"#, "x".repeat(40_000));
+    for (method, path, body, want) in [
+        ("GET", "/nowhere", "", 404),
+        ("POST", "/api/probe", "", 405),
+        ("DELETE", "/api/puzzles", "", 405),
+        (
+            "POST",
+            "/api/puzzles/pattern-002/check",
+            big_body.as_str(),
+            413,
+        ),
+        ("GET", long.as_str(), "", 414),
+        ("GET", "/api/puzzles/%FF%FE", "", 400),
+        ("GET", "/api/probe?fen=%FF", "", 400),
+        ("GET", "/api/solve?fen=%C0%80", "", 400),
+        (
+            "GET",
+            "/api/probe?fen=3k5%2F9%2F9%2F9%2F9%2F9%2F9%2F9%2F9%2FR3K4%20w",
+            "",
+            409,
+        ),
+        (
+            "GET",
+            "/api/theory?claim=%E9%A9%AC%E5%8D%92%E9%9A%BE%E7%A0%B4%E5%A3%AB%E7%9B%B8%E5%85%A8",
+            "",
+            409,
+        ),
+        ("POST", "/api/puzzles/pattern-002/check", "{", 400),
+        (
+            "POST",
+            "/api/puzzles/endgame-001/hint",
+            r#"{"moves": []}"#,
+            409,
+        ),
+    ] {
+        let (status, head, text) = request(a, method, path, body);
+        assert_eq!(
+            status,
+            want,
+            "{method} {}: {text}",
+            &path[..path.len().min(60)]
+        );
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{method} {path}: {head}"
+        );
+        let j: serde_json::Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {text}"));
+        assert!(j["error"].as_str().is_some_and(|e| !e.is_empty()), "{text}");
+        if want == 405 {
+            assert!(head.to_ascii_lowercase().contains("allow:"), "{head}");
+        }
+        if want == 409 {
+            assert!(j["error"].as_str().unwrap().contains("canju gen"), "{text}");
+        }
+    }
+}
