@@ -600,6 +600,8 @@ pub fn import(
     let dir = dir.clone().unwrap_or_else(|| PathBuf::from("puzzles"));
     let target = dir.join(format!("{collection}.toml"));
     std::fs::create_dir_all(&dir).map_err(|e| super::file_error(&dir, &e))?;
+    // what the import would replace must be a regular file (or nothing) before it is read
+    canju::files::check_writable(&target).map_err(|e| super::file_error(&target, &e))?;
     // one import into a collection at a time: the ids and the positions already there are
     // read under the lock, and the file is rewritten whole before it is let go
     let _lock =

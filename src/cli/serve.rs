@@ -386,7 +386,10 @@ fn progress_marks() -> HashMap<String, &'static str> {
 
 fn find_puzzle<'a>(state: &'a AppState, id: &str) -> Result<&'a Puzzle, ApiError> {
     if id.len() > MAX_TEXT {
-        return Err(bad("the puzzle id is too long"));
+        return Err(bad(format!(
+            "the puzzle id is {} bytes long; at most {MAX_TEXT}",
+            id.len()
+        )));
     }
     state
         .puzzles
@@ -431,7 +434,10 @@ async fn check(
         return Err(bad(format!("moves: between 1 and {MAX_MOVES_SENT}")));
     }
     if let Some(m) = body.moves.iter().find(|m| m.len() > MAX_TEXT) {
-        return Err(bad(format!("a move of {} bytes", m.len())));
+        return Err(bad(format!(
+            "a move of {} bytes; at most {MAX_TEXT}",
+            m.len()
+        )));
     }
     puzzle_tables(&state, p)?;
     let st = state.clone();
@@ -439,16 +445,16 @@ async fn check(
     let checked = run_heavy(&state, Duration::from_secs(JUDGE_SECONDS), move |stop| {
         let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p)
             .with_limits(stop.clone(), Some(SOLVE_MAX_NODES));
-        super::puzzle::judge_moves(&p, &st.tb, &judge, &body.moves).map_err(|e| (e, stop))
+        // (the flag is read here: once the handler returns, it is set for good)
+        super::puzzle::judge_moves(&p, &st.tb, &judge, &body.moves).map_err(|e| {
+            if stop.load(Relaxed) || e.message == canju::puzzle::PuzzleError::Stopped.to_string() {
+                stopped()
+            } else {
+                cli_status(e)
+            }
+        })
     })
-    .await?
-    .map_err(|(e, stop)| {
-        if stop.load(Relaxed) || e.message == canju::puzzle::PuzzleError::Stopped.to_string() {
-            stopped()
-        } else {
-            cli_status(e)
-        }
-    })?;
+    .await??;
     let j = serde_json::to_value(&checked.json).map_err(internal)?;
     Ok(Json(j))
 }
@@ -522,14 +528,17 @@ async fn theory_report(
 /// Plays a list of moves (any notation) from a position; a 400 names the first illegal one.
 fn play_moves(mut pos: Position, moves: &[String]) -> Result<Position, ApiError> {
     if moves.len() > 400 {
-        return Err(bad("at most 400 moves"));
+        return Err(bad(format!("{} moves; at most 400", moves.len())));
     }
     for (i, t) in moves.iter().enumerate() {
         if t.len() > MAX_TEXT {
-            return Err(bad(format!("move {} is too long", i + 1)));
+            return Err(bad(format!(
+                "move {} is {} bytes long; at most {MAX_TEXT}",
+                i + 1,
+                t.len()
+            )));
         }
-        let m = notation::parse_move(&pos, t)
-            .map_err(|e| bad(format!("move {}: '{t}': {e}", i + 1)))?;
+        let m = notation::parse_move(&pos, t).map_err(|e| bad(format!("move {}: {e}", i + 1)))?;
         pos.play_unchecked(m);
     }
     Ok(pos)
@@ -739,16 +748,15 @@ async fn hint(
         judge
             .best_move(&pos, goal, budget)
             .map(|m| (pos, m))
-            .map_err(|e| (e, stop))
+            .map_err(|e| {
+                if stop.load(Relaxed) || matches!(e, canju::puzzle::PuzzleError::Stopped) {
+                    stopped()
+                } else {
+                    internal(e)
+                }
+            })
     })
-    .await?
-    .map_err(|(e, stop)| {
-        if stop.load(Relaxed) || matches!(e, canju::puzzle::PuzzleError::Stopped) {
-            stopped()
-        } else {
-            internal(e)
-        }
-    })?;
+    .await??;
     Ok(Json(match best {
         Some(m) => json!({
             "iccs": m.to_string(),

@@ -368,7 +368,8 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
     let mut files: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+        // a *.toml that is not a regular file is an error when read, never skipped in silence
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
     let mut all: Vec<Puzzle> = Vec::new();

@@ -165,7 +165,7 @@ impl Requirements {
     }
 }
 
-/// A number of bytes in the unit that shows it best: `512 bytes`, `3.4 MB`, `1.20 GB`.
+/// A number of bytes in the unit that shows it best: `512 bytes`, `3.4 MB`, `1.2 GB`.
 pub fn size(bytes: u64) -> String {
     let b = bytes as f64;
     if bytes < 1000 {
@@ -175,7 +175,7 @@ pub fn size(bytes: u64) -> String {
     } else if b < 1e9 {
         format!("{:.1} MB", b / 1e6)
     } else {
-        format!("{:.2} GB", b / 1e9)
+        format!("{:.1} GB", b / 1e9)
     }
 }
 
@@ -308,6 +308,12 @@ mod tests {
             .unwrap_err();
         assert!(
             e.contains("19.0 GB on disk") && e.contains("10.0 GB is free"),
+            "{e}"
+        );
+        // a small build on a nearly full disk shows its real sizes, not "0.0 GB"
+        let e = req(1, 3_400_000).fits(None, Some(812)).unwrap_err();
+        assert!(
+            e.contains("3.4 MB on disk") && e.contains("812 bytes is free"),
             "{e}"
         );
         // unknown numbers are not a refusal

@@ -120,6 +120,8 @@ pub struct Checkpoints {
     rules: String,
     entries: u64,
     fingerprint: u32,
+    /// The source fingerprint written, and required of a checkpoint to resume.
+    source: String,
     last: Mutex<Instant>,
     written: AtomicU32,
     exit_after: Option<u32>,
@@ -153,6 +155,7 @@ impl Checkpoints {
             rules: tb.rules().header_name().to_string(),
             entries,
             fingerprint: crc32fast::hash(id.as_bytes()),
+            source: crate::SOURCE_FINGERPRINT.to_string(),
             last: Mutex::new(Instant::now()),
             written: AtomicU32::new(0),
             exit_after: std::env::var(EXIT_AFTER_VAR)
@@ -210,11 +213,10 @@ impl Checkpoints {
                 h.version
             ));
         }
-        if h.source != crate::SOURCE_FINGERPRINT {
+        if h.source != self.source {
             return Err(format!(
                 "written by another build of canju (source {}, this one's is {})",
-                h.source,
-                crate::SOURCE_FINGERPRINT
+                h.source, self.source
             ));
         }
         if (h.material.as_str(), h.rules.as_str(), h.entries)
@@ -318,7 +320,7 @@ impl Checkpoints {
         let (kind, plies) = phase.code();
         let h = WorkHeader {
             version: VERSION,
-            source: crate::SOURCE_FINGERPRINT.to_string(),
+            source: self.source.clone(),
             material: self.material.clone(),
             rules: self.rules.clone(),
             entries: self.entries,
@@ -347,9 +349,13 @@ impl Checkpoints {
             .map_err(|e| super::super::format::io_message(&e))
     }
 
-    /// Removes the checkpoint (the table is written, or the checkpoint is of no use).
+    /// Removes the checkpoint (the table is written, or the checkpoint is of no use): a
+    /// regular file only; anything else at its path (a named pipe, a device, a link) is
+    /// left as it is, and no checkpoint is written over it either.
     pub fn remove(&self) {
-        let _ = fs::remove_file(&self.path);
+        if fs::symlink_metadata(&self.path).is_ok_and(|m| m.is_file()) {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -373,5 +379,41 @@ mod tests {
             assert_eq!(Phase::from_code(k, n), Some(p));
         }
         assert_eq!(Phase::from_code(9, 0), None);
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_build_is_never_resumed() {
+        let dir = std::env::temp_dir().join(format!("canju-ckpt-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let tb = Tablebase::new(&dir);
+        let kk: Material = "KK".parse().unwrap();
+        let entries = 300;
+        let open =
+            || Checkpoints::new(&dir.join("KK.ctb"), kk, entries, &tb, Duration::ZERO).unwrap();
+        let values: Vec<AtomicU8> = (0..entries).map(|i| AtomicU8::new(i as u8)).collect();
+        let write = |c: &Checkpoints| {
+            c.after(Phase::Layer(3), 5, [&values, &values], &Vec::new, &|n| {
+                panic!("{n}")
+            })
+            .unwrap()
+        };
+        // the same build resumes its own checkpoint
+        let mine = open();
+        write(&mine);
+        let (mut red, mut black) = (vec![0; entries as usize], vec![0; entries as usize]);
+        let r = open().load(&mut red, &mut black).unwrap().unwrap();
+        assert_eq!((r.phase, r.max_plies), (Phase::Layer(3), 5));
+        assert_eq!(red[7], 7);
+        // one written by a build of other code is refused, and says why
+        let mut other = open();
+        other.source = "0123456789abcdef".into();
+        write(&other);
+        let why = open().load(&mut red, &mut black).unwrap_err();
+        assert!(
+            why.contains("another build of canju") && why.contains("0123456789abcdef"),
+            "{why}"
+        );
+        let _ = fs::remove_dir_all(&dir);
     }
 }
