@@ -4,7 +4,7 @@
 //! (Debian packages `chromium` and `chromium-driver`); without them this test fails and
 //! says so, unless `CANJU_SKIP_BROWSER=1` asks to skip it (which it prints).
 //!
-//! `CANJU_SCREENSHOTS=DIR` saves a screenshot of each page there (README's pictures).
+//! `CANJU_SCREENSHOTS=DIR` saves a screenshot of each page there (the pictures of docs/api.md).
 
 use std::net::TcpListener;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
-//! The main job, and the README's theory section with its pictures under `docs/theory/`:
+//! The main job, and the theory section (`docs/theory.md`) with its pictures under `docs/theory/`:
 //! this test builds the tables by running the main job (README's first command) in a
 //! temporary directory, checks what it prints, then runs every command the theory section
-//! shows and compares the output with README and the committed SVG files, so that they
+//! shows and compares the output with `docs/theory.md` and the committed SVG files, so that they
 //! cannot drift from what canju prints. To rewrite them after a change:
 //!
 //! ```sh
@@ -136,17 +136,17 @@ fn main_job_and_the_readme_theory_section() {
         }
         let arrow_arg = arrow.map(|a| format!(" --arrow {a}")).unwrap_or_default();
         section.push_str(&format!(
-            "### {saying}\n\n`canju theory {saying}`\n\n{markdown}\
+            "## {saying}\n\n`canju theory {saying}`\n\n{markdown}\
              | heatmap | example |\n|---|---|\n\
-             | ![{saying}: heatmap](docs/theory/{slug}-heatmap.svg) | ![{saying}: example](docs/theory/{slug}.svg) |\n\n\
+             | ![{saying}: heatmap](theory/{slug}-heatmap.svg) | ![{saying}: example](theory/{slug}.svg) |\n\n\
              Heatmap: `canju theory {saying} --heatmap {piece} -o docs/theory/{slug}-heatmap.svg`. \
              Example, {what}: `canju diagram --fen '{fen}'{arrow_arg} -o docs/theory/{slug}.svg`.\n\n"
         ));
     }
-    let readme_path = root().join("README.md");
+    let readme_path = root().join("docs/theory.md");
     let readme = std::fs::read_to_string(&readme_path).unwrap();
     let (Some(b), Some(e)) = (readme.find(BEGIN), readme.find(END)) else {
-        panic!("README.md has no theory section markers ({BEGIN} … {END})");
+        panic!("docs/theory.md has no theory section markers ({BEGIN} … {END})");
     };
     let rewritten = format!("{}{BEGIN}\n\n{section}{}", &readme[..b], &readme[e..]);
     check(&readme_path, &rewritten, update, &mut stale);

@@ -1497,7 +1497,7 @@ mod tests {
             stalemates += (by_stalemate && !by_check) as u32;
             total += 1;
         }
-        // (shown with --nocapture; README quotes them)
+        // (shown with --nocapture; docs/solver.md quotes them)
         eprintln!(
             "{total} positions, {mates} with a mate in one, {stalemates} with only a stalemate"
         );

@@ -179,7 +179,7 @@ fn zeroed_slots(n: usize, huge: bool) -> Box<[[AtomicU64; 2]]> {
 /// or `always` mode; elsewhere it does nothing). The table is read at random, so with 4 KB
 /// pages nearly every probe misses the TLB, and every first touch of a page is a fault:
 /// two threads faulting in one table queue on the kernel's lock (0.27 s of system time
-/// beside 1.0 s of user time on the heaviest bench proof). Measured in README's solver
+/// beside 1.0 s of user time on the heaviest bench proof). Measured in docs/solver.md's solver
 /// section.
 fn ask_for_huge_pages(start: usize, len: usize) {
     #[cfg(target_os = "linux")]

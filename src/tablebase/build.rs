@@ -92,7 +92,7 @@ pub struct Requirements {
 /// without the perpetual-check rule and with it. Measured: 0.98–1.054 bytes without the
 /// rule on large tables (the two arrays of values, a layer's frontier bits, the sub-tables'
 /// blocks), 1.7–1.97 with it (the rule's pass adds its sets of entries and the candidates'
-/// rows; README's "Speed and memory" table under the perpetual-check rule).
+/// rows; BENCHMARKS.md's table under the perpetual-check rule).
 pub fn memory_tenths_per_entry(rules: Rules) -> u64 {
     match rules {
         Rules::None => 11,

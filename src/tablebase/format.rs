@@ -120,7 +120,7 @@ pub const BLOCK_ENTRIES: u32 = 1 << 12;
 pub const CODEC_RAW: u8 = 0;
 /// Body blocks each compressed into one zstd frame.
 pub const CODEC_ZSTD: u8 = 1;
-/// The zstd level canju writes with (see README: 13.8% of the raw bytes on the 马兵对士象全
+/// The zstd level canju writes with (see docs/tablebases.md: 13.8% of the raw bytes on the 马兵对士象全
 /// family, about 5 µs to decompress a block, half the compression time of level 9 for 3%
 /// more bytes; `examples/codec_study.rs` measures). Any level reads the same.
 pub const ZSTD_LEVEL: i32 = 5;

@@ -121,7 +121,7 @@ impl SoldierClass {
     }
 }
 
-/// The definitions behind the conditions, one line each, for output and README.
+/// The definitions behind the conditions, one line each, for output and docs/theory.md.
 pub const DEFINITIONS: &[&str] = &[
     "red is the stronger side (at the bottom), black the defence; ranks 0–9 from red's back rank",
     "defence in home formation (士象归位): the black general on its start point e9 or beside it (d9, f9, e8), every black advisor on d9 or f9, every black elephant on c9 or g9",
