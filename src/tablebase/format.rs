@@ -204,8 +204,13 @@ pub struct BlockRef {
 /// What is wrong with a table file or directory.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
-    #[error("{path}: {message}")]
-    Io { path: PathBuf, message: String },
+    /// Reading or writing a file failed; the cause is kept as the error's source.
+    #[error("{path}: {}", io_message(source))]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{path}: not a canju table (bad magic)")]
     NotATable { path: PathBuf },
     #[error("{path}: {kind}, not a table file")]
@@ -268,11 +273,11 @@ pub enum TableError {
 }
 
 impl TableError {
-    /// An I/O error on a path, in plain words.
-    pub fn io(path: &Path, e: &std::io::Error) -> TableError {
+    /// An I/O error on a path (shown in plain words, kept as the source).
+    pub fn io(path: &Path, e: std::io::Error) -> TableError {
         TableError::Io {
             path: path.to_path_buf(),
-            message: io_message(e),
+            source: e,
         }
     }
 }
@@ -463,7 +468,7 @@ fn write_table(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    fs::create_dir_all(dir).map_err(|e| TableError::io(dir, &e))?;
+    fs::create_dir_all(dir).map_err(|e| TableError::io(dir, e))?;
     let mut failure = None;
     crate::files::write_atomically_with(path, |f| {
         use std::io::{Seek, SeekFrom, Write};
@@ -513,7 +518,7 @@ fn write_table(
         f.seek(SeekFrom::Start(0))?;
         f.write_all(&prefix)
     })
-    .map_err(|e| failure.take().unwrap_or_else(|| TableError::io(path, &e)))
+    .map_err(|e| failure.take().unwrap_or_else(|| TableError::io(path, e)))
 }
 
 /// The bincode bytes of a header.
@@ -807,7 +812,7 @@ pub mod legacy {
     /// temporary file), after checking its header and its body's checksum. Returns the
     /// new header.
     pub fn convert(path: &Path, material: &Material) -> Result<Header, TableError> {
-        let bytes = crate::files::read_regular(path).map_err(|e| TableError::io(path, &e))?;
+        let bytes = crate::files::read_regular(path).map_err(|e| TableError::io(path, e))?;
         let bad = |reason: &str| TableError::Header {
             path: path.to_path_buf(),
             reason: format!("format 1: {reason}"),

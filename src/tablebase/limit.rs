@@ -59,7 +59,7 @@ pub fn flags(table: &Table, tb: &Tablebase) -> Result<ConversionFlags, TableErro
     }
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
-    crate::files::write_atomically(&path, &[&out]).map_err(|e| TableError::io(&path, &e))?;
+    crate::files::write_atomically(&path, &[&out]).map_err(|e| TableError::io(&path, e))?;
     Ok(f)
 }
 

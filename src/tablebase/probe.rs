@@ -110,8 +110,8 @@ pub fn open_regular(path: &Path) -> Result<fs::File, TableError> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK);
     }
-    let file = options.open(path).map_err(|e| TableError::io(path, &e))?;
-    let meta = file.metadata().map_err(|e| TableError::io(path, &e))?;
+    let file = options.open(path).map_err(|e| TableError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| TableError::io(path, e))?;
     if !meta.is_file() {
         return Err(TableError::NotAFile {
             path: path.to_path_buf(),
@@ -155,7 +155,7 @@ impl Table {
         // SAFETY: the mapping is read-only and tables are never modified in place (they are
         // written under a temporary name and renamed). A file truncated by another process
         // while mapped could still fault; that is the usual caveat of memory-mapped reads.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, &e))?;
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, e))?;
         let format::Parsed {
             header,
             blocks,
@@ -419,7 +419,7 @@ impl Table {
         let r = &self.blocks[b];
         buf.resize(r.length as usize, 0);
         read_at(&self.file, buf, self.body as u64 + r.offset)
-            .map_err(|e| TableError::io(&self.path, &e))?;
+            .map_err(|e| TableError::io(&self.path, e))?;
         if format::block_checksum_ok(buf, r) {
             word.fetch_or(bit, Release);
             Ok(())
@@ -529,7 +529,7 @@ impl Table {
             let mut buf = buf.borrow_mut();
             buf.resize(r.length as usize, 0);
             read_at(&self.file, &mut buf, (self.body as u64) + r.offset)
-                .map_err(|e| TableError::io(&self.path, &e))?;
+                .map_err(|e| TableError::io(&self.path, e))?;
             if !format::block_checksum_ok(&buf, &r) {
                 return Err(self.block_error(b));
             }
@@ -825,7 +825,7 @@ impl Tablebase {
                 self.dir.display(),
                 crate::files::kind_of(&m)
             ))),
-            Err(_) => fs::create_dir_all(&self.dir).map_err(|e| TableError::io(&self.dir, &e)),
+            Err(_) => fs::create_dir_all(&self.dir).map_err(|e| TableError::io(&self.dir, e)),
         }
     }
 
