@@ -362,32 +362,6 @@ fn query_like() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
-/// One GET: the status and the body; a connection the server closes counts as status 0.
-fn get_raw(addr: &str, target: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
-        .unwrap();
-    write!(
-        s,
-        "GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_string();
-    (status, body)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(250))]
 
@@ -410,7 +384,7 @@ proptest! {
         } else {
             format!("{path}?{query}")
         };
-        let (status, body) = get_raw(&server().1.addr, &target);
+        let (status, _, body) = common::http(&server().1.addr, "GET", &target, "");
         prop_assert!((200..500).contains(&status) || status == 503, "{target}: {status} {body}");
         if status >= 400 {
             let j: serde_json::Value = serde_json::from_str(&body)

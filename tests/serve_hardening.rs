@@ -15,36 +15,7 @@ use common::{Server, TempDir};
 /// A search that runs for as long as it is let: the start position, mates within 10 moves.
 const LONG_SOLVE: &str = "/api/solve?fen=rnbakabnr%2F9%2F1c5c1%2Fp1p1p1p1p%2F9%2F9%2FP1P1P1P1P%2F1C5C1%2F9%2FRNBAKABNR%20w&max_moves=10&time=20";
 
-/// Sends a request and returns the open connection, without reading the answer.
-fn send(addr: &str, method: &str, path: &str, body: &str) -> TcpStream {
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    s
-}
-
-/// The status, the headers and the body of a whole answer.
-fn answer(mut s: TcpStream) -> (u16, String, String) {
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    (status, head.to_string(), body.to_string())
-}
-
-fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String, String) {
-    answer(send(addr, method, path, body))
-}
+use common::{http as request, http_answer as answer, http_send as send};
 
 /// The server's CPU time over `span`, in clock ticks.
 fn ticks_over(server: &Server, span: Duration) -> u64 {

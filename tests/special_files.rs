@@ -261,8 +261,12 @@ fn two_writers_of_progress_lose_nothing() {
                         let solved = (i + t + k) % 2 == 0;
                         let body = format!(r#"{{"solved": {solved}}}"#);
                         let id = if t == 0 { "pattern-001" } else { "pattern-002" };
-                        let (status, text) =
-                            post(&addr, &format!("/api/puzzles/{id}/result"), &body);
+                        let (status, _, text) = common::http(
+                            &addr,
+                            "POST",
+                            &format!("/api/puzzles/{id}/result"),
+                            &body,
+                        );
                         assert_eq!(status, 200, "{text}");
                     }
                 });
@@ -278,25 +282,6 @@ fn two_writers_of_progress_lose_nothing() {
         "{text}"
     );
     assert_eq!(attempts("pattern-001"), 2 * per_server as u64);
-}
-
-fn post(addr: &str, path: &str, body: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
-    let status = raw
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, raw)
 }
 
 /// A PGN of the built-in mates `from..to` (collection "mates"), each with its line.

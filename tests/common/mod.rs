@@ -350,3 +350,39 @@ pub fn rewrite_codes(path: &std::path::Path, material: &str, f: &dyn Fn(Color, u
     drop(t);
     canju::tablebase::format::write_with_far(path, &header, &sides[0], &sides[1], &far).unwrap();
 }
+
+/// Sends one HTTP/1.1 request (`Connection: close`, a JSON body) and returns the open
+/// connection, the answer not yet read.
+pub fn http_send(addr: &str, method: &str, target: &str, body: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    s
+}
+
+/// Reads a whole answer: its status (0 when the server closed without one), head and body.
+pub fn http_answer(mut s: std::net::TcpStream) -> (u16, String, String) {
+    use std::io::Read;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_string(), body.to_string())
+}
+
+/// One request and its whole answer: status, head and body.
+pub fn http(addr: &str, method: &str, target: &str, body: &str) -> (u16, String, String) {
+    http_answer(http_send(addr, method, target, body))
+}
