@@ -60,7 +60,7 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
     // then shows the defender to move, and only undo, solution, board and quit make sense
     let mut wrong: Option<String> = None;
     // a draw goal is reached by keeping the draw through the stored line's length
-    let draw_plies = (p.line.len() as u32).max(2);
+    let draw_plies = p.draw_plies();
     let mut played = 0u32;
     draw_board(&pos);
     outln!("{} · {}", p.entry.id, p.entry.title);

@@ -342,7 +342,8 @@ pub fn judge_moves(
         && if p.goal.win {
             pos.legal_moves().is_empty() && pos.turn() != player
         } else {
-            out.iter().filter(|m| m.by == "player").count() * 2 >= p.line.len()
+            // every ply played, the player's and the defence's, against the draw's length
+            out.len() as u32 >= p.draw_plies()
         };
     let refutation_text = refutation.as_ref().map(|(pos, m)| text(pos, *m));
     let last_move = out.last().map_or(String::new(), |m| m.mv.clone());

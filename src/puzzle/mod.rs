@@ -127,6 +127,12 @@ impl Puzzle {
         }
     }
 
+    /// How long a draw must hold, in plies of both sides: the main line's length, and at
+    /// least one move each. The one definition of a draw puzzle solved, for every front end.
+    pub fn draw_plies(&self) -> u32 {
+        (self.line.len() as u32).max(2)
+    }
+
     /// The goal as a player reads it: "红先胜 within 3 moves", "红先胜 within 20 moves,
     /// checking with every move (连将杀)".
     pub fn goal_text(&self) -> String {
