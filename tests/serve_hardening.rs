@@ -44,8 +44,8 @@ fn abandoned_work_stops_and_frees_its_slot() {
     assert!(body.contains("\"error\""), "{body}");
     let (status, _, body) = request(a, "GET", "/api/sayings", "");
     assert_eq!(status, 200, "{body}");
-    let (status, _, _) = request(a, "GET", "/api/puzzles/mate-001", "");
-    assert!(status == 200 || status == 404);
+    let (status, _, body) = request(a, "GET", "/api/puzzles/mate-001", "");
+    assert_eq!(status, 200, "{body}");
     assert!(
         t.elapsed() < Duration::from_secs(3),
         "short requests waited {:?} behind the proofs",
