@@ -28,6 +28,8 @@
 //! println!("{value}");
 //! ```
 
+#![warn(missing_docs)]
+
 /// A fingerprint of the library's source code (every file under `src/` but the command
 /// line's), made when it is compiled: what canju resumes or trusts across runs (a build's
 /// checkpoint, a table's move-limit flags) records it and is only taken back by a build of
@@ -36,6 +38,7 @@ pub const SOURCE_FINGERPRINT: &str = env!("CANJU_SOURCE_FINGERPRINT");
 
 pub mod fen;
 pub mod files;
+pub mod main_job;
 pub mod material;
 pub mod movegen;
 pub mod moves;
@@ -57,4 +60,5 @@ pub mod notation;
 pub mod puzzle;
 pub mod render;
 pub mod solver;
+pub mod system;
 pub mod theory;

@@ -322,6 +322,13 @@ fn side_chinese(side: &Side, color: Color) -> String {
     s
 }
 
+/// A material is written as its signature (`KNPKAABB`).
+impl serde::Serialize for Material {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ((r, rn), (b, bn)) = (self.red.letters(), self.black.letters());

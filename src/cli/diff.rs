@@ -7,7 +7,8 @@ use canju::notation::{self, Notation, Style};
 use canju::tablebase::diff::{RuleCounts, RuleLine, compare, rule_line};
 use canju::tablebase::{Rules, Tablebase};
 
-use super::tb::{generate_quietly, material_arg, table_dir, table_error, thousands, verdict_text};
+use super::common::{generate_quietly, material_arg, table_dir, table_error, thousands};
+use super::tb::verdict_text;
 use super::{CliError, CliResult};
 
 pub struct DiffArgs<'a> {

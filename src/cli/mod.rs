@@ -1,16 +1,14 @@
 //! The command line: clap definitions and one module per command group. No game logic
 //! lives here; commands call the library and print.
 
-#[macro_use]
-mod output;
-
 mod board;
+mod common;
 mod diff;
+mod main_job;
 mod perft;
 mod plan;
 mod play;
 mod puzzle;
-mod serve;
 mod solve;
 mod tb;
 mod theory;
@@ -486,7 +484,7 @@ fn argument_error(e: clap::Error) -> ExitCode {
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             out!("{}", e.render());
-            output::flush();
+            crate::output::flush();
             ExitCode::SUCCESS
         }
         _ => {
@@ -517,13 +515,35 @@ fn argument_error(e: clap::Error) -> ExitCode {
     }
 }
 
-pub fn run() -> ExitCode {
+/// What the command line leaves to `main`: a command done (its exit code), or the server
+/// to start, which the command line does not hold.
+pub enum Job {
+    /// The command ran; exit with this code.
+    Done(ExitCode),
+    /// `canju serve` with these options.
+    Serve(ServeOptions),
+}
+
+/// `canju serve`'s options, read and checked.
+pub struct ServeOptions {
+    pub host: String,
+    pub port: u16,
+    pub dir: PathBuf,
+    pub open: bool,
+    pub rules: Rules,
+    pub cache_mb: usize,
+    /// How long a connection may be idle, or take to send a request's head.
+    pub idle_timeout: std::time::Duration,
+}
+
+/// Parses the arguments and runs the command (all but the server's).
+pub fn run() -> Job {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => return argument_error(e),
+        Err(e) => return Job::Done(argument_error(e)),
     };
     let result = match cli.command {
-        None => tb::main_job(),
+        None => main_job::run(),
         Some(Command::Perft { fen, depth, divide }) => perft::run(&fen, depth, divide),
         Some(Command::Moves {
             fen,
@@ -577,15 +597,21 @@ pub fn run() -> ExitCode {
             rules,
             cache_mb,
             idle_timeout,
-        }) => serve::run(serve::ServeArgs {
-            host: &host,
-            port,
-            dir: &dir,
-            open,
-            rules,
-            cache_mb: cache_mb as usize,
-            idle_timeout: std::time::Duration::from_secs(idle_timeout.into()),
-        }),
+        }) => {
+            let dir = match common::table_dir(&dir) {
+                Ok(d) => d,
+                Err(e) => return Job::Done(finish(Err(e))),
+            };
+            return Job::Serve(ServeOptions {
+                host,
+                port,
+                dir,
+                open,
+                rules,
+                cache_mb: cache_mb as usize,
+                idle_timeout: std::time::Duration::from_secs(idle_timeout.into()),
+            });
+        }
         Some(Command::Train {
             material,
             seed,
@@ -738,7 +764,13 @@ pub fn run() -> ExitCode {
             threads,
         }),
     };
-    output::flush();
+    Job::Done(finish(result))
+}
+
+/// Ends a command: standard output flushed, and a failure as one line on standard error
+/// with its exit code.
+pub fn finish(result: CliResult) -> ExitCode {
+    crate::output::flush();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

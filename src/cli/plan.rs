@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use canju::material::Material;
 use canju::tablebase::format::{Rules, file_name};
 
-use super::tb::{material_arg, table_dir};
+use super::common::{material_arg, table_dir};
 use super::{CliError, CliResult};
 
 /// Characters a path or program may hold in a plan: make, Snakemake and the shell read

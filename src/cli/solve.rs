@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use canju::Position;
 use canju::notation::{self, Notation, Style};
+use canju::solver::report::SolveReport;
 use canju::solver::{self, Options, Solution, Verdict};
 use canju::tablebase::{Rules, Tablebase};
-use canju::{Move, Position};
 
-use super::tb::{table_dir, table_error, thousands, thread_pool};
+use super::common::{table_dir, table_error, thousands, thread_pool};
 use super::{CliError, CliResult, position_arg};
 
 pub struct SolveArgs<'a> {
@@ -32,41 +33,6 @@ pub struct SolveArgs<'a> {
 
 /// The most memory `--hash` takes, in MB.
 pub const MAX_HASH_MB: usize = 16384;
-
-#[derive(serde::Serialize)]
-struct MoveJson {
-    iccs: String,
-    wxf: String,
-    chinese: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    plies: Option<u32>,
-}
-
-#[derive(serde::Serialize)]
-struct SolveJson {
-    fen: String,
-    verdict: &'static str,
-    plies: Option<u32>,
-    moves: Option<u32>,
-    max_moves: u32,
-    searched_plies: u32,
-    checks_only: bool,
-    winning_moves: Vec<MoveJson>,
-    pv: Vec<MoveJson>,
-    nodes: u64,
-    seconds: f64,
-    rules: &'static str,
-}
-
-fn texts(pos: &Position, m: Move, plies: Option<u32>) -> MoveJson {
-    let style = Style::default();
-    MoveJson {
-        iccs: notation::format_move(pos, m, Notation::Iccs, style),
-        wxf: notation::format_move(pos, m, Notation::Wxf, style),
-        chinese: notation::format_move(pos, m, Notation::Chinese, style),
-        plies,
-    }
-}
 
 /// "1 ply", "3 plies".
 fn count(n: u32, one: &str, many: &str) -> String {
@@ -185,42 +151,7 @@ fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread
 }
 
 fn print_json(pos: &Position, s: &Solution, rules: Rules) -> CliResult {
-    super::print_json(&solution_json(pos, s, rules))?;
-    Ok(())
-}
-
-/// The JSON form of a solution (`canju solve --json` and the server's `/api/solve`).
-pub fn solution_json(pos: &Position, s: &Solution, rules: Rules) -> impl serde::Serialize + use<> {
-    let (verdict, plies) = match s.verdict {
-        Verdict::Win { plies } => ("win", Some(plies)),
-        Verdict::None => ("none", None),
-        Verdict::Unknown => ("unknown", None),
-    };
-    let mut line = Vec::new();
-    let mut p = pos.clone();
-    for &m in &s.pv {
-        line.push(texts(&p, m, None));
-        p.play_unchecked(m);
-    }
-    SolveJson {
-        fen: pos.to_string(),
-        verdict,
-        plies,
-        moves: plies.map(|n| n.div_ceil(2)),
-        max_moves: s.max_plies.div_ceil(2),
-        searched_plies: s.searched_plies,
-        checks_only: s.checks_only,
-        winning_moves: s
-            .winning_moves
-            .iter()
-            .map(|w| texts(pos, w.mv, Some(w.plies)))
-            .collect(),
-        pv: line,
-        nodes: s.nodes,
-        seconds: s.seconds,
-        // a forced mate wins under every rule set: this names the tables that were read
-        rules: rules.name(),
-    }
+    super::print_json(&SolveReport::new(pos, s, rules))
 }
 
 fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {

@@ -1,233 +1,24 @@
 //! `canju gen`, `deps`, `info`, `probe`, `stats`, `verify`.
 
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
-
+use canju::Position;
 use canju::material::Material;
 use canju::notation::{self, Notation, Style};
-use canju::tablebase::build::{Outcome, Report, build};
-use canju::tablebase::generate::Progress;
+use canju::system::peak_memory;
+use canju::tablebase::build::{self, Outcome, Report};
 use canju::tablebase::index::Layout;
 use canju::tablebase::limit::over_limit;
-use canju::tablebase::{Rules, Tablebase, Value, class, stats, verify};
-use canju::{Color, Position};
+use canju::tablebase::plan::Plan;
+use canju::tablebase::{Rules, Tablebase, Value, class, report};
 
+use super::common::{
+    generate, generate_quietly, material_arg, progress_bar, progress_for, summary, table_dir,
+    table_error, thousands, thread_pool,
+};
 use super::{CliError, CliResult, position_arg};
-
-/// The table directory: `--dir`, else `CANJU_TB_DIR` (unless empty), else `tablebases`.
-pub fn table_dir(dir: &Option<PathBuf>) -> Result<PathBuf, CliError> {
-    if let Some(d) = dir {
-        if d.as_os_str().is_empty() {
-            return Err(CliError::input("--dir: an empty path; name a directory"));
-        }
-        return Ok(d.clone());
-    }
-    Ok(std::env::var_os("CANJU_TB_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("tablebases")))
-}
-
-/// The most worker threads `--threads` takes.
-pub const MAX_THREADS: usize = 256;
-
-pub fn material_arg(text: &str) -> Result<Material, CliError> {
-    let m: Material = text.parse().map_err(CliError::input)?;
-    if Layout::new(m.canonical()).is_none() {
-        return Err(CliError::input(format!(
-            "'{text}': more pieces than canju's tables hold (10 with both generals)"
-        )));
-    }
-    Ok(m.canonical())
-}
-
-pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        if n == 0 || n > MAX_THREADS {
-            return Err(CliError::input(format!(
-                "--threads {n}: between 1 and {MAX_THREADS} (this machine has {} cores)",
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            )));
-        }
-        b = b.num_threads(n);
-    }
-    b.build()
-        .map_err(|e| CliError::input(format!("thread pool: {e}")))
-}
-
-pub fn table_error(e: impl std::fmt::Display) -> CliError {
-    CliError {
-        code: 1,
-        message: e.to_string(),
-    }
-}
-
-/// Peak resident memory of this process, in bytes (Linux).
-pub fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-struct Bar {
-    bar: ProgressBar,
-    start: Instant,
-    /// The layers have begun (the bar shows a spinner from then on).
-    layers: std::sync::atomic::AtomicBool,
-}
-
-impl Progress for Bar {
-    fn init(&self, done: u64, total: u64) {
-        self.bar.set_length(total);
-        self.bar.set_position(done);
-    }
-
-    fn layer(&self, plies: u32, decided: u64) {
-        if !self.layers.swap(true, std::sync::atomic::Ordering::Relaxed) {
-            // the forward pass is done; the layers' count is not known in advance
-            self.bar.set_style(
-                ProgressStyle::with_template("{prefix:>10} {spinner} {msg}").expect("template"),
-            );
-        }
-        self.bar.set_message(format!(
-            "retrograde ply {plies}: {decided} positions decided, {:.0} s",
-            self.start.elapsed().as_secs_f64()
-        ));
-    }
-
-    fn rule_stage(&self, winner: Color, stage: u32, won: u64) {
-        self.bar.set_message(format!(
-            "perpetual-check rule: {winner} wins, level {stage}: {won} positions, {:.0} s",
-            self.start.elapsed().as_secs_f64()
-        ));
-    }
-
-    fn note(&self, text: &str) {
-        self.bar.suspend(|| errln!("{text}"));
-    }
-}
-
-fn progress_for(material: &Material) -> Box<dyn Progress> {
-    let bar = if std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(1);
-        b.set_style(
-            ProgressStyle::with_template("{prefix:>10} forward pass {bar:30} {percent:>3}%")
-                .expect("template"),
-        );
-        b.enable_steady_tick(Duration::from_millis(200));
-        b
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_prefix(material.to_string());
-    Box::new(Bar {
-        bar,
-        start: Instant::now(),
-        layers: std::sync::atomic::AtomicBool::new(false),
-    })
-}
-
-impl Drop for Bar {
-    fn drop(&mut self) {
-        self.bar.finish_and_clear();
-    }
-}
-
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A count in a few characters: 9,999, 12.3k, 4.56M.
-fn short(n: u64) -> String {
-    match n {
-        0..10_000 => n.to_string(),
-        10_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
-        _ => format!("{:.2}M", n as f64 / 1e6),
-    }
-}
-
-fn summary(r: &Report) -> String {
-    let h = &r.header;
-    let side = |c: Color| {
-        let s = &h.sides[c.index()];
-        format!(
-            "{c} W {} D {} L {}",
-            short(s.win),
-            short(s.draw),
-            short(s.loss)
-        )
-    };
-    let legal: u64 = h.sides.iter().map(|s| s.legal).sum();
-    let longest = h.sides.iter().map(|s| s.longest).max().unwrap_or(0);
-    let wide = if h.format_version == canju::tablebase::format::FORMAT_WIDE {
-        " (a wide table: distances beyond one byte)"
-    } else {
-        ""
-    };
-    format!(
-        "{:<9} {:<7} {} positions: {}, {}; longest win {longest}{wide}; {:.2} s; {} MiB",
-        r.material.to_string(),
-        match r.outcome {
-            Outcome::Built => "built",
-            Outcome::Present => "present",
-            Outcome::Converted => "converted",
-        },
-        short(legal),
-        side(Color::Red),
-        side(Color::Black),
-        r.seconds,
-        peak_memory().map_or("?".to_string(), |b| (b / (1 << 20)).to_string())
-    )
-}
-
-/// Builds a material's tables with progress and summaries; returns the reports.
-pub fn generate(
-    material: Material,
-    tb: &Tablebase,
-    threads: Option<usize>,
-) -> Result<Vec<Report>, CliError> {
-    generate_with(material, tb, threads, &mut |r| outln!("{}", summary(r)))
-}
-
-/// Like [`generate`], with each table's summary line on standard error, and only for the
-/// tables it built or converted: for commands whose standard output is a report.
-pub fn generate_quietly(
-    material: Material,
-    tb: &Tablebase,
-    threads: Option<usize>,
-) -> Result<Vec<Report>, CliError> {
-    generate_with(material, tb, threads, &mut |r| {
-        if r.outcome != Outcome::Present {
-            errln!("{}", summary(r))
-        }
-    })
-}
-
-fn generate_with(
-    material: Material,
-    tb: &Tablebase,
-    threads: Option<usize>,
-    each: &mut (dyn FnMut(&Report) + Send),
-) -> Result<Vec<Report>, CliError> {
-    check_fits(material, tb)?;
-    let pool = thread_pool(threads)?;
-    pool.install(|| build(material, tb, &progress_for, each))
-        .map_err(table_error)
-}
 
 pub struct GenArgs<'a> {
     pub target: &'a str,
@@ -348,43 +139,6 @@ fn entries_arg(text: &str) -> Result<u64, CliError> {
         })
 }
 
-/// Seconds to build a table, roughly, on this project's machine with 2 threads: 5 ns an
-/// entry for every move its pieces typically have ([`typical_moves`]), twice that with the
-/// perpetual-check rule. The work of a build is walking un-moves back and counting moves,
-/// so a table's time follows its pieces' mobility far more than its size. Refitted after
-/// the passes got faster (2026-12-02, without the rule): 马兵对士象全 6.0–6.5 ns an entry and
-/// typical move, KRPKRAA 3.9, KRPKRAB 4.2, KRPKRABB 3.9, KRPKRAABB 3.7, each within 1.35×
-/// of 5. The fit before (7 ns, on ten tables of earlier versions) put the 车兵对车士象全
-/// family at 53 min, built in 29.
-fn estimate_seconds(m: &Material, rules: Rules) -> f64 {
-    let e = class::entries(m) as f64;
-    let rule = if rules == Rules::Asian { 2.0 } else { 1.0 };
-    e * 5e-9 * typical_moves(m) * rule
-}
-
-/// The moves a material's pieces typically have, both sides and both generals counted: a
-/// chariot on an open board 17, a cannon 13, a horse 6, a general 2.5, the others 2.
-fn typical_moves(m: &Material) -> f64 {
-    use canju::piece::{Color, Kind};
-    let of = |k: Kind| match k {
-        Kind::Chariot => 17.0,
-        Kind::Cannon => 13.0,
-        Kind::Horse => 6.0,
-        Kind::General => 2.5,
-        Kind::Advisor | Kind::Elephant | Kind::Soldier => 2.0,
-    };
-    Color::ALL
-        .iter()
-        .map(|&c| {
-            of(Kind::General)
-                + m.side(c)
-                    .groups()
-                    .map(|(k, n)| of(k) * n as f64)
-                    .sum::<f64>()
-        })
-        .sum()
-}
-
 fn duration_text(s: f64) -> String {
     if s < 60.0 {
         format!("{s:.1} s")
@@ -397,39 +151,30 @@ fn duration_text(s: f64) -> String {
 
 /// `gen --list`: every table the build needs, in build order, and the totals.
 fn print_list(name: &str, members: &[Material], tb: &Tablebase) {
-    let list = class::build_list(members);
-    let mut to_build = 0;
-    let (mut entries, mut seconds) = (0u64, 0.0);
-    for m in &list {
-        let present = tb.path_of(m).exists();
-        let e = class::entries(m);
-        entries += e;
-        let est = estimate_seconds(m, tb.rules());
-        if !present {
-            to_build += 1;
-            seconds += est;
-        }
+    let plan = Plan::of(members, tb);
+    for t in &plan.tables {
         outln!(
             "{:<12} {:>15}  {:<9} {:>8}  {}",
-            m.to_string(),
-            thousands(e),
-            if present { "built" } else { "to build" },
-            if present {
+            t.material.to_string(),
+            thousands(t.entries),
+            if t.present { "built" } else { "to build" },
+            if t.present {
                 String::new()
             } else {
-                duration_text(est)
+                duration_text(t.estimate_seconds)
             },
-            m.chinese()
+            t.material.chinese()
         );
     }
     outln!(
-        "# {name}: {} endgame{}, {} tables with what they fall into, {} entries per side to move; {to_build} to build (rules {}), about {} with 2 threads",
+        "# {name}: {} endgame{}, {} tables with what they fall into, {} entries per side to move; {} to build (rules {}), about {} with 2 threads",
         members.len(),
         if members.len() == 1 { "" } else { "s" },
-        list.len(),
-        thousands(entries),
-        tb.rules(),
-        duration_text(seconds)
+        plan.tables.len(),
+        thousands(plan.entries()),
+        plan.to_build().count(),
+        plan.rules,
+        duration_text(plan.seconds_to_build())
     );
 }
 
@@ -457,7 +202,7 @@ pub fn gen_cmd(a: GenArgs) -> CliResult {
         Targets::Many { name, members } => return generate_many(&name, &members, &tb, threads),
     };
     if no_deps {
-        check_fits(m, &tb)?;
+        build::check_fits(m, &tb).map_err(table_error)?;
         let pool = thread_pool(threads)?;
         let r = pool
             .install(|| canju::tablebase::build::build_without_deps(m, &tb, &progress_for))
@@ -466,41 +211,6 @@ pub fn gen_cmd(a: GenArgs) -> CliResult {
         return Ok(());
     }
     generate_all(m, &tb, threads)
-}
-
-/// Memory the system can give now (MemAvailable), where /proc tells.
-fn memory_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// Free bytes on the file system of `dir` (or of its nearest existing ancestor).
-fn disk_free(dir: &std::path::Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let mut d = dir.to_path_buf();
-    while !d.exists() {
-        d = d.parent()?.to_path_buf();
-        if d.as_os_str().is_empty() {
-            d = PathBuf::from(".");
-        }
-    }
-    let c = std::ffi::CString::new(d.as_os_str().as_bytes()).ok()?;
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid C string and a zeroed out-parameter of the right type.
-    let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
-    (rc == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
-}
-
-/// Refuses, with the numbers, a build that cannot fit this machine's memory or disk.
-fn check_fits(m: Material, tb: &Tablebase) -> CliResult {
-    let r = canju::tablebase::build::requirements(m, tb).map_err(table_error)?;
-    r.fits(memory_available(), disk_free(tb.dir()))
-        .map_err(|why| CliError {
-            code: 1,
-            message: format!("{m} cannot be built here: {why}"),
-        })
 }
 
 /// Builds every table a class or list needs, smallest first (each once), after checking
@@ -512,12 +222,7 @@ fn generate_many(
     threads: Option<usize>,
 ) -> CliResult {
     let list = class::build_list(members);
-    let r = canju::tablebase::build::requirements_of(&list, tb).map_err(table_error)?;
-    r.fits(memory_available(), disk_free(tb.dir()))
-        .map_err(|why| CliError {
-            code: 1,
-            message: format!("{name} cannot be built here: {why}"),
-        })?;
+    build::check_list_fits(name, &list, tb).map_err(table_error)?;
     let pool = thread_pool(threads)?;
     let start = Instant::now();
     let mut built = 0;
@@ -543,20 +248,24 @@ fn generate_many(
 fn generate_all(m: Material, tb: &Tablebase, threads: Option<usize>) -> CliResult {
     let start = Instant::now();
     let reports = generate(m, tb, threads)?;
+    job_line(m, tb, &reports, start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The closing line of a material's build.
+pub fn job_line(m: Material, tb: &Tablebase, reports: &[Report], seconds: f64) {
     let built = reports
         .iter()
         .filter(|r| r.outcome == Outcome::Built)
         .count();
     outln!(
-        "{m} ({}), rules {}: {} table{}, {built} built, {:.2} s in all, peak {} MiB",
+        "{m} ({}), rules {}: {} table{}, {built} built, {seconds:.2} s in all, peak {} MiB",
         m.chinese(),
         tb.rules(),
         reports.len(),
         if reports.len() == 1 { "" } else { "s" },
-        start.elapsed().as_secs_f64(),
         peak_memory().map_or("?".to_string(), |b| (b / (1 << 20)).to_string())
     );
-    Ok(())
 }
 
 pub fn deps_cmd(sig: &str) -> CliResult {
@@ -577,44 +286,36 @@ pub fn info_cmd(
     rules: Rules,
 ) -> CliResult {
     let m = material_arg(sig)?;
-    let layout = Layout::new(m).expect("checked");
     let dir = table_dir(dir)?;
     let tb = Tablebase::with_rules(&dir, rules);
+    let pool = thread_pool(threads)?;
+    let bar = progress_bar("counting");
+    let info = pool
+        .install(|| {
+            report::info(&tb, m, count, &|done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            })
+        })
+        .map_err(table_error)?;
+    bar.finish_and_clear();
     outln!("material: {m} ({})", m.chinese());
-    outln!("pieces: {}", m.piece_count());
-    outln!("index size: {} per side to move", thousands(layout.size()));
+    outln!("pieces: {}", info.pieces);
+    outln!(
+        "index size: {} per side to move",
+        thousands(info.index_size)
+    );
     outln!(
         "table: {} uncompressed (one byte per entry and side to move), stored compressed in about an eighth of that",
-        bytes_text(2 * layout.size())
+        bytes_text(2 * info.index_size)
     );
-    outln!("tables to build with it: {}", m.build_order().len());
-    let path = tb.path_of(&m);
-    let legal = if path.exists() {
-        let table = tb.table(m).map_err(table_error)?;
-        outln!("table: {} (built)", path.display());
-        let h = table.header();
-        Some([h.sides[0].legal, h.sides[1].legal])
+    outln!("tables to build with it: {}", info.tables_to_build);
+    if info.built {
+        outln!("table: {} (built)", info.path.display());
     } else {
         outln!("table: not built in {}", dir.display());
-        None
-    };
-    let legal = match (legal, count) {
-        (Some(l), _) => Some(l),
-        (None, true) => {
-            let pool = thread_pool(threads)?;
-            let bar = progress_bar("counting");
-            let l = pool.install(|| {
-                stats::count_legal_with_progress(&layout, &|done, total| {
-                    bar.set_length(total);
-                    bar.set_position(done);
-                })
-            });
-            bar.finish_and_clear();
-            Some(l)
-        }
-        (None, false) => None,
-    };
-    match legal {
+    }
+    match info.legal {
         Some(l) => {
             outln!("legal positions, red to move: {}", thousands(l[0]));
             outln!("legal positions, black to move: {}", thousands(l[1]));
@@ -634,100 +335,15 @@ fn bytes_text(n: u64) -> String {
     }
 }
 
-/// A progress bar on standard error when it is a terminal, hidden otherwise.
-pub fn progress_bar(what: &str) -> ProgressBar {
-    if std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(1);
-        b.set_style(
-            ProgressStyle::with_template("{prefix:>10} {bar:30} {percent:>3}% {eta}")
-                .expect("template"),
-        );
-        b.set_prefix(what.to_string());
-        b
-    } else {
-        ProgressBar::hidden()
-    }
-}
-
-#[derive(serde::Serialize)]
-struct SideJson {
-    legal: u64,
-    win: u64,
-    draw: u64,
-    loss: u64,
-    /// Of the wins, those by the perpetual-check rule (asian tables).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    win_by_rule: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    loss_by_rule: Option<u64>,
-    /// Wins by mate needing more than 120 plies to the next capture or mate.
-    win_beyond_move_limit: u64,
-    loss_beyond_move_limit: u64,
-    longest: u32,
-    longest_fen: Option<String>,
-}
-
-#[derive(serde::Serialize)]
-struct StatsJson {
-    material: String,
-    rules: String,
-    /// Entries whose distance is kept in the far list (0 unless the table is wide).
-    far_entries: usize,
-    red_to_move: SideJson,
-    black_to_move: SideJson,
-}
-
 pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> CliResult {
     let m = material_arg(sig)?;
     let tb = Tablebase::with_rules(table_dir(dir)?, rules);
-    let table = tb.table(m).map_err(table_error)?;
-    let h = table.header();
-    let by_rule = match rules {
-        Rules::None => None,
-        Rules::Asian => Some(canju::tablebase::diff::rule_counts(&table).map_err(table_error)?),
-    };
-    // a loss is at most one ply longer than the longest win: without a mate distance
-    // beyond the limit, nothing can be beyond it
-    let longest = h.sides.iter().map(|s| s.longest).max().unwrap_or(0);
-    let over = if longest + 1 > canju::tablebase::limit::MOVE_LIMIT_PLIES {
+    let out = report::stats(&tb, m, &|| {
         if !json {
             errln!("computing the 60-move-limit flags of {m} (kept for next time)");
         }
-        canju::tablebase::limit::flags(&table, &tb)
-            .map_err(table_error)?
-            .counts
-    } else {
-        [[0; 2]; 2]
-    };
-    let side = |c: Color| {
-        let s = &h.sides[c.index()];
-        SideJson {
-            win_beyond_move_limit: over[c.index()][0],
-            loss_beyond_move_limit: over[c.index()][1],
-            win_by_rule: by_rule.map(|r| r[c.index()].draw_to_win),
-            loss_by_rule: by_rule.map(|r| r[c.index()].draw_to_loss),
-            legal: s.legal,
-            win: s.win,
-            draw: s.draw,
-            loss: s.loss,
-            longest: s.longest,
-            longest_fen: (s.longest > 0)
-                .then(|| {
-                    table
-                        .layout()
-                        .position(s.longest_index, c)
-                        .map(|p| p.to_string())
-                })
-                .flatten(),
-        }
-    };
-    let out = StatsJson {
-        material: h.material.clone(),
-        rules: h.rules.clone(),
-        far_entries: table.far_list().len(),
-        red_to_move: side(Color::Red),
-        black_to_move: side(Color::Black),
-    };
+    })
+    .map_err(table_error)?;
     if json {
         super::print_json(&out)?;
         return Ok(());
@@ -795,38 +411,40 @@ pub fn verify_cmd(
     let tb = Tablebase::with_rules(table_dir(dir)?, rules);
     let pool = thread_pool(threads)?;
     let family = if with_deps { m.build_order() } else { vec![m] };
-    // every table present before any work: a missing one is named at once
-    for t in &family {
-        tb.table(*t).map_err(table_error)?;
-        tb.forget(t);
-    }
     let start = Instant::now();
-    let mut total = 0;
-    for t in &family {
-        let one = Instant::now();
-        let table = tb.table(*t).map_err(table_error)?;
-        let bar = progress_bar(&format!("verifying {t}"));
-        let result = pool.install(|| {
-            verify::verify(&table, &tb, &|done, total| {
-                bar.set_length(total);
-                bar.set_position(done);
-            })
-        });
-        bar.finish_and_clear();
-        let checked = result.map_err(table_error)?;
-        total += checked;
-        outln!(
-            "{t} (rules {rules}): {} positions checked, all agree; checksum ok; {:.2} s",
-            thousands(checked),
-            one.elapsed().as_secs_f64()
-        );
-        // the table and its sub-tables were decompressed whole: let that memory go
-        drop(table);
-        tb.forget(t);
-        for sub in t.captures() {
-            tb.forget(&sub);
-        }
+    let bar: std::sync::Mutex<Option<(Material, indicatif::ProgressBar)>> = Default::default();
+    let total = pool
+        .install(|| {
+            report::verify_family(
+                &tb,
+                &family,
+                &|t, done, total| {
+                    let mut b = bar.lock().expect("the bar");
+                    if b.as_ref().is_none_or(|(m, _)| m != t) {
+                        *b = Some((*t, progress_bar(&format!("verifying {t}"))));
+                    }
+                    let (_, bar) = b.as_ref().expect("made");
+                    bar.set_length(total);
+                    bar.set_position(done);
+                },
+                &mut |v| {
+                    if let Some((_, b)) = bar.lock().expect("the bar").take() {
+                        b.finish_and_clear();
+                    }
+                    outln!(
+                        "{} (rules {rules}): {} positions checked, all agree; checksum ok; {:.2} s",
+                        v.material,
+                        thousands(v.positions),
+                        v.seconds
+                    );
+                },
+            )
+        })
+        .map_err(table_error);
+    if let Some((_, b)) = bar.lock().expect("the bar").take() {
+        b.finish_and_clear();
     }
+    let total = total?;
     if with_deps {
         outln!(
             "{m} ({}, rules {rules}): {} tables verified, {} positions, all agree; {:.2} s",
@@ -837,98 +455,6 @@ pub fn verify_cmd(
         );
     }
     Ok(())
-}
-
-#[derive(serde::Serialize)]
-pub struct MoveJson {
-    iccs: String,
-    wxf: String,
-    chinese: String,
-    verdict: &'static str,
-    plies: Option<u32>,
-    /// A verdict of the perpetual-check rule, with its level.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    by_rule: Option<u32>,
-    /// The position after the move needs more than 120 plies to the next capture or mate.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    beyond_move_limit: bool,
-}
-
-/// A probed position: `canju probe --json` and the server's `/api/probe`.
-#[derive(serde::Serialize)]
-pub struct ProbeJson {
-    fen: String,
-    side_to_move: &'static str,
-    material: String,
-    material_chinese: String,
-    rules: String,
-    verdict: &'static str,
-    plies: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    by_rule: Option<u32>,
-    /// More than 120 plies to the next capture or mate: a draw under the 60-move limit.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    beyond_move_limit: bool,
-    moves: Vec<MoveJson>,
-}
-
-/// Probes a position and every legal move (best first) into [`ProbeJson`].
-/// `limit`: also flag wins and losses beyond the 60-move limit (computing a table's flags
-/// on first need; the server, which must answer at once, leaves them out).
-pub fn probe_json(
-    tb: &Tablebase,
-    pos: &Position,
-    limit: bool,
-) -> Result<ProbeJson, canju::tablebase::TableError> {
-    let material = Material::of(pos).canonical();
-    let table = tb.table(material)?;
-    let value = tb.probe(pos)?;
-    let moves = tb.rank_moves(pos)?;
-    let style = Style::default();
-    let namer = notation::MoveNamer::new(pos);
-    let over = |p: &Position| -> Result<bool, canju::tablebase::TableError> {
-        if limit { over_limit(tb, p) } else { Ok(false) }
-    };
-    let move_over: Vec<bool> = moves
-        .iter()
-        .map(|r| {
-            let mut c = pos.clone();
-            c.play_unchecked(r.mv);
-            over(&c)
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(ProbeJson {
-        fen: pos.to_string(),
-        side_to_move: pos.turn().name(),
-        material: material.to_string(),
-        material_chinese: material.chinese(),
-        rules: table.header().rules.clone(),
-        verdict: value.verdict(),
-        plies: value.plies(),
-        by_rule: rule_level(value),
-        beyond_move_limit: over(pos)?,
-        moves: moves
-            .iter()
-            .zip(move_over)
-            .map(|(r, beyond_move_limit)| MoveJson {
-                iccs: r.mv.to_string(),
-                wxf: namer.name(r.mv, Notation::Wxf, style),
-                chinese: namer.name(r.mv, Notation::Chinese, style),
-                verdict: r.value.verdict(),
-                plies: r.value.plies(),
-                by_rule: rule_level(r.value),
-                beyond_move_limit,
-            })
-            .collect(),
-    })
-}
-
-/// The level of a verdict by rule.
-fn rule_level(v: Value) -> Option<u32> {
-    match v {
-        Value::RuleWin(n) | Value::RuleLoss(n) => Some(n),
-        _ => None,
-    }
 }
 
 /// Describes a value for people: 红胜 in n moves, etc.
@@ -976,7 +502,7 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
         }
     }
     if a.json {
-        let out = probe_json(&tb, &pos, true).map_err(table_error)?;
+        let out = report::probe(&tb, &pos, true).map_err(table_error)?;
         super::print_json(&out)?;
         return Ok(());
     }
@@ -1028,26 +554,3 @@ fn print_probe(
 /// How a win or loss beyond the natural move limit is marked.
 const LIMIT_NOTE: &str =
     "; beyond the 60-move limit (自然限着): more than 120 plies to the next capture or mate";
-
-/// The default job: build 马兵对士象全 (KNPKAABB) and every table it falls into if missing,
-/// then measure the saying 马卒难破士相全 over them and name the commands to go on with.
-pub fn main_job() -> CliResult {
-    let m = material_arg("KNPKAABB")?;
-    let dir = table_dir(&None)?;
-    // what a player sees: the rules players play under
-    let tb = Tablebase::with_rules(&dir, Rules::Asian);
-    outln!(
-        "canju: 马兵对士象全 (KNPKAABB) tables in {}, rules {}",
-        dir.display(),
-        Rules::Asian.describe()
-    );
-    generate_all(m, &tb, None)?;
-    outln!();
-    super::theory::main_job_report(&tb)?;
-    outln!();
-    let puzzles = canju::puzzle::load_builtin().map_or(0, |p| p.len());
-    outln!(
-        "Next: `canju puzzle play` for a puzzle ({puzzles} built in), `canju train KNPKAABB` for a position from this table, `canju theory 单车难胜士象全` for another saying, `canju solve --fen FEN` for a composition."
-    );
-    Ok(())
-}

@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 use canju::notation::{self, Notation, Style};
 use canju::piece::{Color, Kind};
 use canju::tablebase::Tablebase;
-use canju::theory::{self, Claim, Counts, Heat, Lore, Report, Request};
-use canju::{Move, Position, Square};
+use canju::theory::{self, Claim, Counts, Lore, Report, Request};
+use canju::{Move, Position};
 
-use super::tb::{generate_quietly, progress_bar, table_dir, table_error, thousands};
+use super::common::{
+    generate_quietly, progress_bar, table_dir, table_error, thousands, thread_pool,
+};
 use super::{CliError, CliResult};
 
 pub struct TheoryArgs<'a> {
@@ -132,7 +134,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
     claim.check_scope().map_err(CliError::input)?;
     let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
     generate_quietly(claim.material, &tb, a.threads)?;
-    let pool = super::tb::thread_pool(a.threads)?;
+    let pool = thread_pool(a.threads)?;
     let bar = progress_bar("counting");
     let report = pool
         .install(|| {
@@ -154,7 +156,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
     bar.finish_and_clear();
     let to_stdout = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
     if let (Some(h), Some(out)) = (&report.heat, a.output) {
-        let svg = heatmap_svg(&report, h);
+        let svg = theory::heatmap_svg(&report, h);
         if to_stdout {
             out!("{svg}");
         } else {
@@ -180,54 +182,9 @@ pub fn run(a: TheoryArgs) -> CliResult {
     Ok(())
 }
 
-/// The main job's closing report: 马卒难破士相全 measured over the tables in `tb`.
-pub fn main_job_report(tb: &Tablebase) -> CliResult {
-    let claim = Claim::parse("马卒难破士相全").map_err(CliError::input)?;
-    let report = theory::measure(
-        &claim,
-        tb,
-        &Request {
-            limit: 3,
-            heat: None,
-            stop: None,
-        },
-        &|_, _| {},
-    )
-    .map_err(theory_error)?;
-    print_text(&report);
-    Ok(())
-}
-
 fn write_file(path: &Path, text: &str) -> CliResult {
     canju::files::write_atomically(path, &[text.as_bytes()])
         .map_err(|e| super::file_error(path, &e))
-}
-
-/// The heatmap's picture, titled with the material, the piece and the side to move.
-pub fn heatmap_svg(r: &Report, h: &Heat) -> String {
-    let piece = canju::Piece {
-        color: Color::Red,
-        kind: h.kind,
-    };
-    let mover = match h.side_to_move {
-        Color::Red => "攻方先走 red to move",
-        Color::Black => "守方先走 black to move",
-    };
-    canju::render::svg::heatmap(&canju::render::svg::Heatmap {
-        shares: Square::all().map(|s| h.share(s)).collect(),
-        title: format!(
-            "{} {} · {} {} · {mover}",
-            r.material_chinese,
-            r.material,
-            piece.chinese(),
-            h.kind.name()
-        ),
-        caption: format!(
-            "红方胜的比例 % — share of positions won by red with its {} on the point",
-            h.kind.name()
-        ),
-        flip: false,
-    })
 }
 
 /// Display width of a text: CJK characters take two columns.
@@ -303,7 +260,7 @@ fn best_move_text(fen: &str, iccs: &Option<String>) -> String {
     }
 }
 
-fn print_text(r: &Report) {
+pub fn print_text(r: &Report) {
     let title = if r.claim == r.material.to_string() || r.lore_verdict.is_none() {
         format!("{} ({})", r.material_chinese, r.material)
     } else {

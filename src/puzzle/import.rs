@@ -2,10 +2,15 @@
 //! WXF or ICCS) and DhtmlXQ (`[DhtmlXQ_binit]`, `[DhtmlXQ_movelist]`). Each game becomes a
 //! puzzle entry; checking it under perfect play is the caller's part.
 
+use std::path::{Path, PathBuf};
+
+use crate::files;
 use crate::notation::{self, Notation, Style};
 use crate::piece::{Color, Kind, Piece};
 use crate::position::{Position, Setup};
 use crate::square::Square;
+
+use super::{Entry, Goal, Judge, Puzzle, PuzzleError, load_str};
 
 /// A game read from a file: where it starts, its moves and its tags.
 #[derive(Clone, Debug)]
@@ -312,6 +317,192 @@ pub fn chinese_line(game: &Game) -> Vec<String> {
             t
         })
         .collect()
+}
+
+/// What an import added, and what it did not with the reasons.
+#[derive(Clone, Debug)]
+pub struct ImportReport {
+    /// The collection file written (or that would have been).
+    pub target: PathBuf,
+    /// The ids of the puzzles added.
+    pub added: Vec<String>,
+    /// The games not added, by number.
+    pub rejected: Vec<Rejected>,
+}
+
+/// Why an import could not be done at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The collection's name is not a plain word.
+    #[error("--collection '{0}': letters, digits, - and _ only")]
+    CollectionName(String),
+    /// A file could not be read or written.
+    #[error("{path}: {}", crate::tablebase::format::io_message(source))]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is not UTF-8 text.
+    #[error("{0}: not UTF-8 text")]
+    NotUtf8(PathBuf),
+    /// The collection there cannot be read.
+    #[error(transparent)]
+    Collection(#[from] PuzzleError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ImportError + '_ {
+    move |source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Imports the games of `text` (read from `source_name`) into the collection `collection`
+/// of `dir` (`DIR/COLLECTION.toml`, made when missing): each game is checked under perfect
+/// play by `judge` and added when it holds, after `build_tables` has built what its puzzle
+/// needs ([`Puzzle::table_to_build`]); the others are listed with the reason. The
+/// collection is locked from reading its ids to writing it whole.
+pub fn import_into(
+    text: &str,
+    source_name: &str,
+    collection: &str,
+    dir: &Path,
+    judge: &Judge,
+    build_tables: &mut dyn FnMut(&Puzzle) -> Result<(), String>,
+) -> Result<ImportReport, ImportError> {
+    if collection.is_empty()
+        || !collection
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(ImportError::CollectionName(collection.to_string()));
+    }
+    let target = dir.join(format!("{collection}.toml"));
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    // what the import would replace must be a regular file (or nothing) before it is read
+    files::check_writable(&target).map_err(io(&target))?;
+    // one import into a collection at a time: the ids and the positions already there are
+    // read under the lock, and the file is rewritten whole before it is let go
+    let _lock = files::Lock::exclusive(&target).map_err(io(&target))?;
+    let before = match files::read_regular(&target) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| ImportError::NotUtf8(target.clone()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(io(&target)(e)),
+    };
+    let existing = load_str(&target, before.strip_prefix('\u{feff}').unwrap_or(&before))?;
+    let mut taken: Vec<String> = existing.iter().map(|p| p.entry.id.clone()).collect();
+    let mut positions: Vec<(Position, String)> = existing
+        .iter()
+        .map(|p| (p.position.clone(), p.entry.id.clone()))
+        .collect();
+    let (games, mut rejected) = read(text);
+    let mut added_text = String::new();
+    let mut added = Vec::new();
+    for g in games {
+        let reject = |reason: String| Rejected {
+            number: g.number,
+            reason,
+        };
+        let mut end = g.position.clone();
+        for &m in &g.moves {
+            end.play_unchecked(m);
+        }
+        let mated = end.legal_moves().is_empty();
+        let side = g.position.turn();
+        let win_for_red = match g.result.as_deref() {
+            Some("1-0") => Some(true),
+            Some("0-1") => Some(false),
+            _ => None,
+        };
+        let goal = match (g.result.as_deref(), win_for_red) {
+            (Some("1/2-1/2"), _) => Goal { side, win: false },
+            (_, Some(red)) if red == (side == Color::Red) => Goal { side, win: true },
+            (_, Some(_)) => {
+                rejected.push(reject("the result is a loss for the side to move".into()));
+                continue;
+            }
+            (_, None) if mated && end.turn() != side => Goal { side, win: true },
+            _ => {
+                rejected.push(reject(
+                    "no result, and the line does not end in mate".into(),
+                ));
+                continue;
+            }
+        };
+        let stipulation = (goal.win && mated).then(|| (g.moves.len() as u32).div_ceil(2));
+        let mut n = taken.len() + 1;
+        while taken.contains(&format!("{collection}-{n:03}")) {
+            n += 1;
+        }
+        let id = format!("{collection}-{n:03}");
+        let entry = Entry {
+            id: id.clone(),
+            title: g
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("{collection} 第{n}题")),
+            source: g
+                .source
+                .clone()
+                .unwrap_or_else(|| format!("imported from {source_name}")),
+            fen: g.position.to_string(),
+            goal: goal.to_string(),
+            moves: stipulation,
+            line: chinese_line(&g),
+            tags: vec![collection.to_string()],
+            difficulty: stipulation.map_or(3, |m| m.clamp(1, 5) as u8),
+            checks: false,
+        };
+        let one = match toml::to_string(&super::File {
+            puzzles: vec![entry],
+        }) {
+            Ok(t) => t,
+            Err(e) => {
+                rejected.push(reject(e.to_string()));
+                continue;
+            }
+        };
+        let parsed = match load_str(&target, &one) {
+            Ok(mut v) => v.remove(0),
+            Err(e) => {
+                rejected.push(reject(e.to_string()));
+                continue;
+            }
+        };
+        if let Err(e) = build_tables(&parsed) {
+            rejected.push(reject(format!("its tables cannot be built: {e}")));
+            continue;
+        }
+        if let Err(reason) = judge.verify(&parsed) {
+            rejected.push(reject(reason));
+            continue;
+        }
+        if let Some((_, id)) = positions.iter().find(|(p, _)| *p == parsed.position) {
+            rejected.push(reject(format!(
+                "the position is already in the collection as {id}"
+            )));
+            continue;
+        }
+        positions.push((parsed.position.clone(), id.clone()));
+        taken.push(id.clone());
+        added_text.push('\n');
+        added_text.push_str(&one);
+        added.push(id);
+    }
+    if !added.is_empty() {
+        let mut all = before;
+        all.push_str(&added_text);
+        files::write_atomically(&target, &[all.as_bytes()]).map_err(io(&target))?;
+    }
+    rejected.sort_by_key(|r| r.number);
+    Ok(ImportReport {
+        target,
+        added,
+        rejected,
+    })
 }
 
 #[cfg(test)]

@@ -6,8 +6,12 @@
 //! the goal is accepted; the defender answers with the longest resistance, the first such
 //! move in generation order, so that a session is reproducible.
 
+pub mod attempt;
+pub mod check;
 pub mod import;
+pub mod listing;
 pub mod progress;
+pub mod train;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -149,6 +153,18 @@ impl Puzzle {
             ),
             None => self.goal.to_string(),
         }
+    }
+
+    /// The table this puzzle needs built before it is judged, when it is missing from
+    /// `tb`: a puzzle within table reach without a stipulation (long table wins) or with a
+    /// draw goal. A win within a stipulation is the solver's, with tables only where they
+    /// are already built.
+    pub fn table_to_build(&self, tb: &Tablebase) -> Option<crate::material::Material> {
+        if !self.in_table_reach() || (self.goal.win && self.entry.moves.is_some()) {
+            return None;
+        }
+        let m = crate::material::Material::of(&self.position).canonical();
+        (!tb.path_of(&m).exists()).then_some(m)
     }
 
     /// Whether the position's material is within table reach.

@@ -28,6 +28,7 @@
 //! assert!(s.winning_moves.iter().all(|w| w.plies <= 5));
 //! ```
 
+pub mod report;
 mod search;
 pub mod tt;
 

@@ -137,32 +137,78 @@ pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements
     Ok(r)
 }
 
+/// Why a build does not fit this machine, with the numbers.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Shortfall {
+    /// The largest table's arrays need more memory than is available.
+    #[error("{material} needs about {} of memory at its peak, and {} is available", size(*need), size(*available))]
+    Memory {
+        /// The table with the largest peak.
+        material: Material,
+        /// Its peak, in bytes.
+        need: u64,
+        /// Memory available, in bytes.
+        available: u64,
+    },
+    /// The files to write need more disk than is free.
+    #[error("the {tables} tables to build take about {} on disk, and {} is free", size(*need), size(*free))]
+    Disk {
+        /// Tables to build.
+        tables: usize,
+        /// Bytes they take, at most.
+        need: u64,
+        /// Bytes free.
+        free: u64,
+    },
+}
+
 impl Requirements {
     /// Whether the build fits the memory and the free disk given (in bytes): the largest
     /// table's arrays must fit in memory, and every file, with room for the temporary copy
     /// of the largest while it is written, on the disk. `None` for a number not known.
-    pub fn fits(&self, memory: Option<u64>, disk: Option<u64>) -> Result<(), String> {
+    pub fn fits(&self, memory: Option<u64>, disk: Option<u64>) -> Result<(), Shortfall> {
         if let (Some((m, need)), Some(have)) = (self.largest, memory)
             && need > have
         {
-            return Err(format!(
-                "{m} needs about {} of memory at its peak, and {} is available",
-                size(need),
-                size(have)
-            ));
+            return Err(Shortfall::Memory {
+                material: m,
+                need,
+                available: have,
+            });
         }
         if let Some(have) = disk
             && self.disk_bytes > have
         {
-            return Err(format!(
-                "the {} tables to build take about {} on disk, and {} is free",
-                self.missing.len(),
-                size(self.disk_bytes),
-                size(have)
-            ));
+            return Err(Shortfall::Disk {
+                tables: self.missing.len(),
+                need: self.disk_bytes,
+                free: have,
+            });
         }
         Ok(())
     }
+}
+
+/// Refuses, with the numbers, building `material` and what it needs when it cannot fit this
+/// machine's memory or disk ([`crate::system`]).
+pub fn check_fits(material: Material, tb: &Tablebase) -> Result<(), TableError> {
+    fits_here(&material.to_string(), requirements(material, tb)?, tb)
+}
+
+/// Like [`check_fits`], for a build list named `name` (a class or a file of materials).
+pub fn check_list_fits(name: &str, list: &[Material], tb: &Tablebase) -> Result<(), TableError> {
+    fits_here(name, requirements_of(list, tb)?, tb)
+}
+
+fn fits_here(name: &str, r: Requirements, tb: &Tablebase) -> Result<(), TableError> {
+    r.fits(
+        crate::system::memory_available(),
+        crate::system::disk_free(tb.dir()),
+    )
+    .map_err(|shortfall| TableError::DoesNotFit {
+        what: name.to_string(),
+        shortfall,
+    })
 }
 
 /// A number of bytes in the unit that shows it best: `512 bytes`, `3.4 MB`, `1.2 GB`.
@@ -298,20 +344,25 @@ mod tests {
         );
         let e = req(8_400_000_000, 19_000_000_000)
             .fits(Some(6_000_000_000), None)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("8.4 GB of memory") && e.contains("6.0 GB is available"),
             "{e}"
         );
         let e = req(1, 19_000_000_000)
             .fits(None, Some(10_000_000_000))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("19.0 GB on disk") && e.contains("10.0 GB is free"),
             "{e}"
         );
         // a small build on a nearly full disk shows its real sizes, not "0.0 GB"
-        let e = req(1, 3_400_000).fits(None, Some(812)).unwrap_err();
+        let e = req(1, 3_400_000)
+            .fits(None, Some(812))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("3.4 MB on disk") && e.contains("812 bytes is free"),
             "{e}"

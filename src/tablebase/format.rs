@@ -94,6 +94,13 @@ impl Rules {
     }
 }
 
+/// A rule set is written as its name (`asian`, `none`).
+impl serde::Serialize for Rules {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 impl std::fmt::Display for Rules {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -210,6 +217,15 @@ pub enum TableError {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+    },
+    /// A build that cannot fit this machine's memory or disk.
+    #[error("{what} cannot be built here: {shortfall}")]
+    DoesNotFit {
+        /// The material, class or list asked for.
+        what: String,
+        /// What is short, with the numbers.
+        #[source]
+        shortfall: super::build::Shortfall,
     },
     #[error("{path}: not a canju table (bad magic)")]
     NotATable { path: PathBuf },

@@ -10,7 +10,9 @@ pub mod format;
 pub mod generate;
 pub mod index;
 pub mod limit;
+pub mod plan;
 pub mod probe;
+pub mod report;
 pub mod stats;
 pub mod value;
 pub mod verify;
@@ -18,3 +20,12 @@ pub mod verify;
 pub use format::{Header, Rules, SideStats, TableError};
 pub use probe::{RankedMove, Table, Tablebase};
 pub use value::Value;
+
+/// The table directory when none is named: `$CANJU_TB_DIR` (unless empty), else
+/// `tablebases` in the working directory.
+pub fn default_dir() -> std::path::PathBuf {
+    std::env::var_os("CANJU_TB_DIR")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("tablebases"))
+}

@@ -1058,3 +1058,30 @@ impl fmt::Display for Lore {
         })
     }
 }
+
+/// The heatmap's picture, titled with the material, the piece and the side to move.
+pub fn heatmap_svg(r: &Report, h: &Heat) -> String {
+    let piece = crate::Piece {
+        color: Color::Red,
+        kind: h.kind,
+    };
+    let mover = match h.side_to_move {
+        Color::Red => "攻方先走 red to move",
+        Color::Black => "守方先走 black to move",
+    };
+    crate::render::svg::heatmap(&crate::render::svg::Heatmap {
+        shares: Square::all().map(|s| h.share(s)).collect(),
+        title: format!(
+            "{} {} · {} {} · {mover}",
+            r.material_chinese,
+            r.material,
+            piece.chinese(),
+            h.kind.name()
+        ),
+        caption: format!(
+            "红方胜的比例 % — share of positions won by red with its {} on the point",
+            h.kind.name()
+        ),
+        flip: false,
+    })
+}

@@ -46,23 +46,23 @@ pub fn error_line(args: fmt::Arguments<'_>) {
 /// `println!` for commands: see the module's documentation.
 macro_rules! outln {
     () => {
-        $crate::cli::output::write(format_args!(""), true)
+        $crate::output::write(format_args!(""), true)
     };
     ($($arg:tt)*) => {
-        $crate::cli::output::write(format_args!($($arg)*), true)
+        $crate::output::write(format_args!($($arg)*), true)
     };
 }
 
 /// `print!` for commands: see the module's documentation.
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::cli::output::write(format_args!($($arg)*), false)
+        $crate::output::write(format_args!($($arg)*), false)
     };
 }
 
 /// `eprintln!` that never panics.
 macro_rules! errln {
     ($($arg:tt)*) => {
-        $crate::cli::output::error_line(format_args!($($arg)*))
+        $crate::output::error_line(format_args!($($arg)*))
     };
 }

@@ -31,24 +31,34 @@ use serde_json::{Value as JsonValue, json};
 use tokio::sync::Semaphore;
 
 use canju::Position;
-use canju::material::Material;
 use canju::notation::{self, Notation, Style};
-use canju::puzzle::Puzzle;
+use canju::puzzle::{Puzzle, listing};
+use canju::solver::report::SolveReport;
 use canju::solver::{self, Options};
 use canju::tablebase::format::gen_command;
 use canju::tablebase::index::MAX_PIECES;
-use canju::tablebase::{Rules, TableError, Tablebase};
+use canju::tablebase::report::{self, ProbeReport};
+use canju::tablebase::{Rules, Tablebase};
 use canju::theory::{self, Claim, Request};
 
-use super::tb::table_dir;
-use super::{CliError, CliResult};
+mod error;
 
-pub struct ServeArgs<'a> {
-    pub host: &'a str,
+use error::ApiError;
+pub use error::Error;
+
+/// What the server is started with.
+pub struct Config {
+    /// The host to listen on (localhost unless told otherwise).
+    pub host: String,
+    /// The port (0: any free one).
     pub port: u16,
-    pub dir: &'a Option<PathBuf>,
+    /// The table directory.
+    pub dir: PathBuf,
+    /// Open the page in the desktop's browser.
     pub open: bool,
+    /// The rule set of the tables.
     pub rules: Rules,
+    /// Memory for decompressed table blocks, in MB.
     pub cache_mb: usize,
     /// How long a connection may be idle, or take to send a request's head.
     pub idle_timeout: Duration,
@@ -103,60 +113,18 @@ struct AppState {
 
 type Shared = Arc<AppState>;
 
-/// An API error: a status and a message, sent as `{"error": message}`.
-struct ApiError(StatusCode, String);
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
-    }
-}
-
 type ApiResult = Result<Json<JsonValue>, ApiError>;
-
-fn bad(message: impl std::fmt::Display) -> ApiError {
-    ApiError(StatusCode::BAD_REQUEST, message.to_string())
-}
-
-/// A failure of the server itself (a task that panicked, JSON that did not serialize).
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-}
-
-fn theory_status(e: theory::TheoryError) -> ApiError {
-    match e {
-        theory::TheoryError::Table(t) => table_status(t),
-        theory::TheoryError::Claim(c) => bad(c),
-        theory::TheoryError::Stopped => stopped(),
-    }
-}
-
-/// A table error: a missing table is a 409 (the request is sound, the server lacks what
-/// it needs, and the message names the `canju gen` command); anything else is the server's.
-fn table_status(e: TableError) -> ApiError {
-    match e {
-        TableError::Missing { .. } => ApiError(StatusCode::CONFLICT, e.to_string()),
-        e => internal(e),
-    }
-}
-
-fn cli_status(e: CliError) -> ApiError {
-    if e.code == 2 {
-        bad(e.message)
-    } else {
-        ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.message)
-    }
-}
 
 /// The query's parameters, or a 400 that says which one is wrong.
 fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
-    q.map(|Query(q)| q).map_err(|e| bad(e.body_text()))
+    q.map(|Query(q)| q)
+        .map_err(|e| ApiError::bad(e.body_text()))
 }
 
 fn text_arg<'a>(name: &str, text: &'a Option<String>) -> Result<&'a str, ApiError> {
     match text.as_deref() {
-        None | Some("") => Err(bad(format!("'{name}' is missing"))),
-        Some(t) if t.len() > MAX_TEXT => Err(bad(format!(
+        None | Some("") => Err(ApiError::bad(format!("'{name}' is missing"))),
+        Some(t) if t.len() > MAX_TEXT => Err(ApiError::bad(format!(
             "'{name}' is {} bytes long; at most {MAX_TEXT}",
             t.len()
         ))),
@@ -165,16 +133,7 @@ fn text_arg<'a>(name: &str, text: &'a Option<String>) -> Result<&'a str, ApiErro
 }
 
 fn fen_arg(fen: &Option<String>) -> Result<Position, ApiError> {
-    let t = text_arg("fen", fen)?;
-    t.parse::<Position>().map_err(|e| bad(format!("fen: {e}")))
-}
-
-/// The answer for work that was stopped (its time was up, or the server is stopping).
-fn stopped() -> ApiError {
-    ApiError(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "the work was stopped before it finished: it took longer than its time or node limit, or the server is stopping".into(),
-    )
+    Ok(text_arg("fen", fen)?.parse::<Position>()?)
 }
 
 /// Sets a stop flag when dropped: the handler's future is dropped when its client
@@ -207,7 +166,7 @@ async fn run_heavy<T: Send + 'static>(
     work: impl FnOnce(Arc<AtomicBool>) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     if state.closing.load(Relaxed) {
-        return Err(stopped());
+        return Err(ApiError::stopped());
     }
     let permit = state.heavy.clone().try_acquire_owned().map_err(|_| {
         ApiError(
@@ -221,7 +180,7 @@ async fn run_heavy<T: Send + 'static>(
     state.jobs.lock().expect("lock").insert(job, stop.clone());
     let entry = JobEntry(state.clone(), job);
     if state.closing.load(Relaxed) {
-        return Err(stopped());
+        return Err(ApiError::stopped());
     }
     let flag = stop.clone();
     let task = tokio::task::spawn_blocking(move || {
@@ -231,12 +190,12 @@ async fn run_heavy<T: Send + 'static>(
     let deadline = tokio::time::sleep(limit);
     tokio::pin!(task, deadline);
     tokio::select! {
-        joined = &mut task => return joined.map_err(internal),
+        joined = &mut task => return joined.map_err(ApiError::internal),
         () = &mut deadline => stop.store(true, Relaxed),
     }
     match tokio::time::timeout(STOP_GRACE, task).await {
-        Ok(joined) => joined.map_err(internal),
-        Err(_) => Err(stopped()),
+        Ok(joined) => joined.map_err(ApiError::internal),
+        Err(_) => Err(ApiError::stopped()),
     }
 }
 
@@ -252,7 +211,7 @@ struct FenQuery {
 async fn probe(
     State(state): State<Shared>,
     q: Result<Query<FenQuery>, QueryRejection>,
-) -> Result<Json<super::tb::ProbeJson>, ApiError> {
+) -> Result<Json<ProbeReport>, ApiError> {
     let q = query(q)?;
     let pos = fen_arg(&q.fen)?;
     if pos.piece_count() > MAX_PIECES {
@@ -268,11 +227,9 @@ async fn probe(
         None => &state.tb,
         Some(Ok(r)) if r == state.tb.rules() => &state.tb,
         Some(Ok(_)) => &state.other,
-        Some(Err(e)) => return Err(bad(format!("rules: {e}"))),
+        Some(Err(e)) => return Err(ApiError::bad(format!("rules: {e}"))),
     };
-    Ok(Json(
-        super::tb::probe_json(tb, &pos, false).map_err(table_status)?,
-    ))
+    Ok(Json(report::probe(tb, &pos, false)?))
 }
 
 #[derive(Deserialize)]
@@ -292,14 +249,14 @@ async fn solve(
     let pos = fen_arg(&q.fen)?;
     let max_moves = q.max_moves.unwrap_or(solver::DEFAULT_MAX_MOVES);
     if max_moves == 0 || max_moves > solver::MAX_MOVES {
-        return Err(bad(format!(
+        return Err(ApiError::bad(format!(
             "max_moves {max_moves}: between 1 and {}",
             solver::MAX_MOVES
         )));
     }
     let seconds = q.time.unwrap_or(SOLVE_DEFAULT_SECONDS);
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= SOLVE_MAX_SECONDS) {
-        return Err(bad(format!(
+        return Err(ApiError::bad(format!(
             "time {seconds}: seconds above 0, at most {SOLVE_MAX_SECONDS}"
         )));
     }
@@ -323,14 +280,9 @@ async fn solve(
         }
         solved.map(|s| (pos, s))
     })
-    .await?
-    .map_err(|e| match e {
-        solver::SolveError::Table(t) => table_status(t),
-        solver::SolveError::Stopped => stopped(),
-        e => bad(e),
-    })?;
-    let j = serde_json::to_value(super::solve::solution_json(&pos, &s, state.tb.rules()))
-        .map_err(internal)?;
+    .await??;
+    let j = serde_json::to_value(SolveReport::new(&pos, &s, state.tb.rules()))
+        .map_err(ApiError::internal)?;
     Ok(Json(j))
 }
 
@@ -354,39 +306,27 @@ async fn puzzles(State(state): State<Shared>) -> ApiResult {
 }
 
 fn puzzle_json(p: &Puzzle) -> Result<JsonValue, ApiError> {
-    let mut j = serde_json::to_value(super::puzzle::list_json(p)).map_err(internal)?;
-    j["goal_text"] = json!(p.goal_text());
-    j["side_to_move"] = json!(p.position.turn().name());
-    let mut pos = p.position.clone();
-    let mut line = Vec::new();
-    for &m in &p.line {
-        line.push(notation::format_move(
-            &pos,
-            m,
-            Notation::Chinese,
-            Style::default(),
-        ));
-        pos.play_unchecked(m);
-    }
-    j["line_chinese"] = json!(line);
-    Ok(j)
+    serde_json::to_value(p.details()).map_err(ApiError::internal)
 }
 
 /// The recorded result of each puzzle: "solved", "failed" or absent.
 fn progress_marks() -> HashMap<String, &'static str> {
-    let Ok((_, progress)) = super::puzzle::progress() else {
+    let Some(path) = canju::puzzle::progress::default_path() else {
+        return HashMap::new();
+    };
+    let Ok((progress, _)) = canju::puzzle::progress::load(&path) else {
         return HashMap::new();
     };
     progress
         .puzzles
         .iter()
-        .filter_map(|(id, r)| Some((id.clone(), super::puzzle::progress_mark(Some(r))?)))
+        .filter_map(|(id, r)| Some((id.clone(), listing::mark(Some(r))?)))
         .collect()
 }
 
 fn find_puzzle<'a>(state: &'a AppState, id: &str) -> Result<&'a Puzzle, ApiError> {
     if id.len() > MAX_TEXT {
-        return Err(bad(format!(
+        return Err(ApiError::bad(format!(
             "the puzzle id is {} bytes long; at most {MAX_TEXT}",
             id.len()
         )));
@@ -431,10 +371,12 @@ async fn check(
     })?;
     let p = find_puzzle(&state, &id)?;
     if body.moves.is_empty() || body.moves.len() > MAX_MOVES_SENT {
-        return Err(bad(format!("moves: between 1 and {MAX_MOVES_SENT}")));
+        return Err(ApiError::bad(format!(
+            "moves: between 1 and {MAX_MOVES_SENT}"
+        )));
     }
     if let Some(m) = body.moves.iter().find(|m| m.len() > MAX_TEXT) {
-        return Err(bad(format!(
+        return Err(ApiError::bad(format!(
             "a move of {} bytes; at most {MAX_TEXT}",
             m.len()
         )));
@@ -446,37 +388,30 @@ async fn check(
         let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p)
             .with_limits(stop.clone(), Some(SOLVE_MAX_NODES));
         // (the flag is read here: once the handler returns, it is set for good)
-        super::puzzle::judge_moves(&p, &st.tb, &judge, &body.moves).map_err(|e| {
-            if stop.load(Relaxed) || e.message == canju::puzzle::PuzzleError::Stopped.to_string() {
-                stopped()
+        canju::puzzle::check::check_line(&p, &judge, &body.moves).map_err(|e| {
+            if stop.load(Relaxed) {
+                ApiError::stopped()
             } else {
-                cli_status(e)
+                ApiError::from(e)
             }
         })
     })
     .await??;
-    let j = serde_json::to_value(&checked.json).map_err(internal)?;
+    let j = serde_json::to_value(&checked).map_err(ApiError::internal)?;
     Ok(Json(j))
 }
 
 /// A 409 naming the `canju gen` command when a puzzle is judged by tables that are not
 /// built: the server builds no tables.
 fn puzzle_tables(state: &AppState, p: &Puzzle) -> Result<(), ApiError> {
-    let needs_tables = p.in_table_reach() && !(p.goal.win && p.entry.moves.is_some());
-    if needs_tables {
-        let m = Material::of(&p.position).canonical();
-        if !state.tb.path_of(&m).exists() {
-            return Err(ApiError(
-                StatusCode::CONFLICT,
-                format!(
-                    "puzzle {} is judged by the tables of {m}, which are not built: run {}",
-                    p.entry.id,
-                    gen_command(&state.tb.path_of(&m))
-                ),
-            ));
-        }
+    match p.table_to_build(&state.tb) {
+        Some(m) => Err(ApiError::conflict(format!(
+            "puzzle {} is judged by the tables of {m}, which are not built: run {}",
+            p.entry.id,
+            gen_command(&state.tb.path_of(&m))
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -494,10 +429,10 @@ async fn theory_report(
     let text = text_arg("claim", &q.claim)?;
     let limit = q.limit.unwrap_or(5);
     if limit > 100 {
-        return Err(bad(format!("limit {limit}: at most 100")));
+        return Err(ApiError::bad(format!("limit {limit}: at most 100")));
     }
-    let claim = Claim::parse(text).map_err(bad)?;
-    claim.check_scope().map_err(bad)?;
+    let claim = Claim::parse(text).map_err(ApiError::bad)?;
+    claim.check_scope().map_err(ApiError::bad)?;
     let key = format!("{}|{limit}", claim.text);
     if let Some(j) = state.theory_cache.lock().expect("lock").get(&key) {
         return Ok(Json((**j).clone()));
@@ -514,8 +449,8 @@ async fn theory_report(
         theory::measure(&claim, &st.tb, &request, &|_, _| {})
     })
     .await?
-    .map_err(theory_status)?;
-    let j = Arc::new(serde_json::to_value(&report).map_err(internal)?);
+    .map_err(ApiError::from)?;
+    let j = Arc::new(serde_json::to_value(&report).map_err(ApiError::internal)?);
     let mut cache = state.theory_cache.lock().expect("lock");
     if cache.len() >= THEORY_CACHE_ENTRIES {
         cache.clear();
@@ -528,17 +463,18 @@ async fn theory_report(
 /// Plays a list of moves (any notation) from a position; a 400 names the first illegal one.
 fn play_moves(mut pos: Position, moves: &[String]) -> Result<Position, ApiError> {
     if moves.len() > 400 {
-        return Err(bad(format!("{} moves; at most 400", moves.len())));
+        return Err(ApiError::bad(format!("{} moves; at most 400", moves.len())));
     }
     for (i, t) in moves.iter().enumerate() {
         if t.len() > MAX_TEXT {
-            return Err(bad(format!(
+            return Err(ApiError::bad(format!(
                 "move {} is {} bytes long; at most {MAX_TEXT}",
                 i + 1,
                 t.len()
             )));
         }
-        let m = notation::parse_move(&pos, t).map_err(|e| bad(format!("move {}: {e}", i + 1)))?;
+        let m = notation::parse_move(&pos, t)
+            .map_err(|e| ApiError::bad(format!("move {}: {e}", i + 1)))?;
         pos.play_unchecked(m);
     }
     Ok(pos)
@@ -630,13 +566,13 @@ async fn board_svg(q: Result<Query<BoardQuery>, QueryRejection>) -> Result<Respo
         let to = a.get(2..4).and_then(|s| s.parse().ok());
         match (from, to, a.len()) {
             (Some(f), Some(t), 4) => o.arrows.push(canju::Move::new(f, t)),
-            _ => return Err(bad(format!("arrow '{a}': two points like h2e2"))),
+            _ => return Err(ApiError::bad(format!("arrow '{a}': two points like h2e2"))),
         }
     }
     for m in list_arg(&q.mark).iter().take(90) {
         o.marks.push(
             m.parse()
-                .map_err(|_| bad(format!("mark '{m}': a point like e9")))?,
+                .map_err(|_| ApiError::bad(format!("mark '{m}': a point like e9")))?,
         );
     }
     Ok(svg_response(canju::render::svg::diagram(&pos, &o)))
@@ -675,10 +611,10 @@ async fn heatmap_svg(
     q: Result<Query<HeatQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let q = query(q)?;
-    let claim = Claim::parse(text_arg("claim", &q.claim)?).map_err(bad)?;
+    let claim = Claim::parse(text_arg("claim", &q.claim)?).map_err(ApiError::bad)?;
     let piece = text_arg("piece", &q.piece)?;
     let kind = canju::Kind::from_name(piece).ok_or_else(|| {
-        bad(format!(
+        ApiError::bad(format!(
             "piece '{piece}': a letter such as N, a name such as horse, or a character such as 马"
         ))
     })?;
@@ -686,7 +622,7 @@ async fn heatmap_svg(
         None => claim.scope.side_to_move.unwrap_or(canju::Color::Red),
         Some("red") => canju::Color::Red,
         Some("black") => canju::Color::Black,
-        Some(o) => return Err(bad(format!("side '{o}': red or black"))),
+        Some(o) => return Err(ApiError::bad(format!("side '{o}': red or black"))),
     };
     missing_tables(&state, &claim)?;
     let st = state.clone();
@@ -699,26 +635,23 @@ async fn heatmap_svg(
         theory::measure(&claim, &st.tb, &request, &|_, _| {})
     })
     .await?
-    .map_err(theory_status)?;
+    .map_err(ApiError::from)?;
     let heat = report
         .heat
         .as_ref()
         .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "no heatmap".into()))?;
-    Ok(svg_response(super::theory::heatmap_svg(&report, heat)))
+    Ok(svg_response(theory::heatmap_svg(&report, heat)))
 }
 
 /// A 409 naming the `canju gen` command when a claim's tables are not all built.
 fn missing_tables(state: &AppState, claim: &Claim) -> Result<(), ApiError> {
     for m in claim.material.build_order() {
         if !state.tb.path_of(&m).exists() {
-            return Err(ApiError(
-                StatusCode::CONFLICT,
-                format!(
-                    "the tables of {} are not all built ({m} is missing): run {}",
-                    claim.material,
-                    gen_command(&state.tb.path_of(&claim.material))
-                ),
-            ));
+            return Err(ApiError::conflict(format!(
+                "the tables of {} are not all built ({m} is missing): run {}",
+                claim.material,
+                gen_command(&state.tb.path_of(&claim.material))
+            )));
         }
     }
     Ok(())
@@ -735,7 +668,7 @@ async fn hint(
     let p = find_puzzle(&state, &id)?;
     let pos = play_moves(p.position.clone(), &body.moves)?;
     if pos.turn() != p.goal.side {
-        return Err(bad("it is the defender's move"));
+        return Err(ApiError::bad("it is the defender's move"));
     }
     puzzle_tables(&state, p)?;
     let st = state.clone();
@@ -749,10 +682,10 @@ async fn hint(
             .best_move(&pos, goal, budget)
             .map(|m| (pos, m))
             .map_err(|e| {
-                if stop.load(Relaxed) || matches!(e, canju::puzzle::PuzzleError::Stopped) {
-                    stopped()
+                if stop.load(Relaxed) {
+                    ApiError::stopped()
                 } else {
-                    internal(e)
+                    ApiError::from(e)
                 }
             })
     })
@@ -789,7 +722,7 @@ async fn record_result(
         canju::puzzle::progress::update(&path, |p| p.record(&id, body.solved)).map(|_| ())
     })
     .await
-    .map_err(internal)?
+    .map_err(ApiError::internal)?
     .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))?;
     Ok(Json(json!({ "recorded": true })))
 }
@@ -1030,9 +963,10 @@ fn open_browser(url: &str) {
     }
 }
 
-pub fn run(a: ServeArgs) -> CliResult {
-    let dir = table_dir(a.dir)?;
-    let puzzles = super::puzzle::collections(&None)?;
+/// Serves the page and the API until SIGINT or SIGTERM.
+pub fn run(a: Config) -> Result<(), Error> {
+    let dir = a.dir.clone();
+    let puzzles = canju::puzzle::load_builtin()?;
     let state = Arc::new(AppState {
         tb: Tablebase::with_rules(&dir, a.rules).with_cache_mb(a.cache_mb),
         other: Tablebase::with_rules(
@@ -1053,31 +987,28 @@ pub fn run(a: ServeArgs) -> CliResult {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| CliError {
-            code: 1,
-            message: format!("cannot start the server's runtime: {e}"),
+        .map_err(|source| Error::Io {
+            what: "cannot start the server's runtime",
+            source,
         })?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind((a.host, a.port))
+        let listener = tokio::net::TcpListener::bind((a.host.as_str(), a.port))
             .await
-            .map_err(|e| {
-                CliError::input(format!(
-                    "cannot listen on {}:{}: {}",
-                    a.host,
-                    a.port,
-                    canju::tablebase::format::io_message(&e)
-                ))
+            .map_err(|source| Error::Listen {
+                host: a.host.clone(),
+                port: a.port,
+                source,
             })?;
-        let addr: SocketAddr = listener.local_addr().map_err(|e| CliError {
-            code: 1,
-            message: e.to_string(),
+        let addr: SocketAddr = listener.local_addr().map_err(|source| Error::Io {
+            what: "the listening socket",
+            source,
         })?;
         outln!(
             "canju serve: http://{addr}/ (page) and http://{addr}/api (tables in {}, rules {}); Ctrl-C stops",
             dir.display(),
             a.rules.describe()
         );
-        super::output::flush();
+        crate::output::flush();
         if a.open {
             open_browser(&format!("http://{addr}/"));
         }
@@ -1094,7 +1025,7 @@ pub fn run(a: ServeArgs) -> CliResult {
         });
         serve_connections(listener, router(state), a.idle_timeout, stop_rx).await;
         outln!("canju serve: stopped");
-        Ok::<(), CliError>(())
+        Ok::<(), Error>(())
     })?;
     // work that has not noticed its stop flag yet is not waited for
     runtime.shutdown_timeout(Duration::from_millis(500));

@@ -1,0 +1,305 @@
+//! A puzzle attempt in progress: the player's moves judged one by one against perfect play,
+//! canju's perfect defence after each, take-backs, hints and the solution. A front end (the
+//! terminal's `puzzle play`, a page, an engine) holds one [`Attempt`] and shows what it
+//! answers; the rules of the attempt (what solves a puzzle, what fails it, what a hint
+//! reveals) live here alone.
+
+use crate::moves::Move;
+use crate::notation::{self, Notation, Style};
+use crate::piece::{Color, Piece};
+use crate::position::Position;
+use crate::square::Square;
+
+use super::{Feedback, Judge, Puzzle, PuzzleError};
+
+/// Where an attempt stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The player is to move.
+    Playing,
+    /// The player's last move lost the goal (its Chinese text); only a take-back, the
+    /// solution or leaving make sense.
+    AfterMistake(String),
+    /// The goal was reached; `clean` when no mistake was made on the way.
+    Solved {
+        /// No mistake was made (and taken back) on the way.
+        clean: bool,
+    },
+    /// The defence won.
+    Failed,
+}
+
+/// How an attempt that has ended (or was left) counts for the player's progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Solved without a mistake on the way.
+    Solved,
+    /// A mistake was made (and not taken back before the end), or the defence won.
+    Failed,
+    /// Left before the end without a mistake.
+    Quit,
+}
+
+/// How a solved attempt was solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The side to move (the defender) has no legal move: mated or stalemated.
+    NoMoveLeft(Color),
+    /// A draw goal: the draw was held for the puzzle's length.
+    DrawHolds,
+    /// The defence left the player without a move.
+    DefenceWins(Color),
+}
+
+/// What one of the player's moves brought.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// The move in Chinese notation, as it stood before it was played.
+    pub text: String,
+    /// Its judgement by perfect play.
+    pub feedback: Feedback,
+    /// For a mistake: why it lost the goal, when the perpetual-check rule is the reason.
+    pub reason: Option<&'static str>,
+    /// For a mistake: the defender's refutation (Chinese notation), when there is one.
+    pub refutation: Option<String>,
+    /// canju's defence that followed (Chinese notation), when the attempt goes on.
+    pub defence: Option<String>,
+    /// The attempt ended with this move (or with the defence that followed it).
+    pub ending: Option<Ending>,
+}
+
+/// A hint: the first asks which piece to move; the second names the move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hint {
+    /// Move this piece, which stands on `square`; `file` is its file as its own side
+    /// counts it (red 一..九 from red's right, black １..９ from black's right).
+    Piece {
+        /// The piece to move.
+        piece: Piece,
+        /// Its file in its owner's words.
+        file: &'static str,
+        /// Where it stands.
+        square: Square,
+    },
+    /// The move to play (Chinese notation).
+    Move(String),
+    /// No move keeps the goal from here.
+    Lost,
+    /// The last move was a mistake: take it back first.
+    TakeBackFirst,
+}
+
+/// One player's attempt at a puzzle.
+pub struct Attempt<'p, 'j> {
+    puzzle: &'p Puzzle,
+    judge: &'j Judge<'j>,
+    /// Positions before each of the player's moves, with the budget then.
+    history: Vec<(Position, u32)>,
+    pos: Position,
+    left: u32,
+    hints: u32,
+    mistaken: bool,
+    wrong: Option<String>,
+    played: u32,
+    status: Status,
+}
+
+fn chinese(pos: &Position, m: Move) -> String {
+    notation::format_move(pos, m, Notation::Chinese, Style::default())
+}
+
+/// A file as its owner counts it: red 一..九 from its right, black １..９ from its right.
+pub fn file_word(color: Color, square: Square) -> &'static str {
+    let f = square.file().index() as usize;
+    match color {
+        Color::Red => ["九", "八", "七", "六", "五", "四", "三", "二", "一"][f],
+        Color::Black => ["１", "２", "３", "４", "５", "６", "７", "８", "９"][f],
+    }
+}
+
+impl<'p, 'j> Attempt<'p, 'j> {
+    /// An attempt at `puzzle`, judged by `judge`, from its first position.
+    pub fn new(puzzle: &'p Puzzle, judge: &'j Judge<'j>) -> Attempt<'p, 'j> {
+        Attempt {
+            puzzle,
+            judge,
+            history: Vec::new(),
+            pos: puzzle.position.clone(),
+            left: puzzle.budget(),
+            hints: 0,
+            mistaken: false,
+            wrong: None,
+            played: 0,
+            status: Status::Playing,
+        }
+    }
+
+    /// The position on the board now.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// Where the attempt stands.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// How the attempt counts if it ends (or is left) now.
+    pub fn outcome(&self) -> Outcome {
+        match self.status {
+            Status::Solved { clean: true } => Outcome::Solved,
+            Status::Solved { clean: false } | Status::Failed => Outcome::Failed,
+            _ if self.mistaken => Outcome::Failed,
+            _ => Outcome::Quit,
+        }
+    }
+
+    /// Plays the player's move, given in any notation; canju answers with its defence.
+    /// A move that cannot be read or is illegal is an error (the attempt is unchanged).
+    pub fn play_text(&mut self, text: &str) -> Result<Played, AttemptError> {
+        let m = notation::parse_move(&self.pos, text).map_err(AttemptError::Move)?;
+        self.play(m).map_err(AttemptError::Puzzle)
+    }
+
+    /// Plays the player's (legal) move; canju answers with its defence.
+    pub fn play(&mut self, m: Move) -> Result<Played, PuzzleError> {
+        let (judge, goal, player) = (self.judge, self.puzzle.goal, self.puzzle.goal.side);
+        let f = judge.judge(&self.pos, m, goal, self.left)?;
+        self.history.push((self.pos.clone(), self.left));
+        let text = chinese(&self.pos, m);
+        self.pos.play_unchecked(m);
+        self.left = self.left.saturating_sub(1);
+        self.played += 1;
+        self.hints = 0;
+        let mut out = Played {
+            text: text.clone(),
+            feedback: f,
+            reason: None,
+            refutation: None,
+            defence: None,
+            ending: None,
+        };
+        if f == Feedback::Mistake {
+            self.mistaken = true;
+            self.wrong = Some(text.clone());
+            self.status = Status::AfterMistake(text);
+            out.reason = judge.rule_reason(&self.pos, goal, self.left)?;
+            out.refutation = judge
+                .refutation(&self.pos, player, self.left)?
+                .map(|r| chinese(&self.pos, r));
+            return Ok(out);
+        }
+        if let Some(end) = self.reached() {
+            out.ending = Some(end);
+            return Ok(out);
+        }
+        let Some(d) = judge.defence(&self.pos, player, self.left)? else {
+            return Ok(out);
+        };
+        out.defence = Some(chinese(&self.pos, d));
+        self.pos.play_unchecked(d);
+        self.left = self.left.saturating_sub(1);
+        self.played += 1;
+        if self.pos.legal_moves().is_empty() {
+            self.status = Status::Failed;
+            out.ending = Some(Ending::DefenceWins(self.pos.turn()));
+            return Ok(out);
+        }
+        out.ending = self.reached();
+        Ok(out)
+    }
+
+    /// The goal reached after a move: the side to move has no move, or a draw held long
+    /// enough.
+    fn reached(&mut self) -> Option<Ending> {
+        let end = if self.pos.legal_moves().is_empty() {
+            Ending::NoMoveLeft(self.pos.turn())
+        } else if !self.puzzle.goal.win && self.played >= self.puzzle.draw_plies() {
+            Ending::DrawHolds
+        } else {
+            return None;
+        };
+        self.status = Status::Solved {
+            clean: !self.mistaken,
+        };
+        Some(end)
+    }
+
+    /// Takes back the player's last move (and the defence after it); false when there is
+    /// nothing to take back.
+    pub fn undo(&mut self) -> bool {
+        let Some((before, budget)) = self.history.pop() else {
+            return false;
+        };
+        // after a mistake only the mistaken move was played: no reply to take back
+        let plies = if self.wrong.take().is_some() { 1 } else { 2 };
+        self.played = self.played.saturating_sub(plies);
+        self.pos = before;
+        self.left = budget;
+        self.hints = 0;
+        self.status = Status::Playing;
+        true
+    }
+
+    /// A hint: the piece to move the first time, the move the second.
+    pub fn hint(&mut self) -> Result<Hint, PuzzleError> {
+        if self.wrong.is_some() {
+            return Ok(Hint::TakeBackFirst);
+        }
+        let best = self
+            .judge
+            .best_move(&self.pos, self.puzzle.goal, self.left)?;
+        Ok(match best {
+            Some(m) if self.hints == 0 => {
+                self.hints += 1;
+                let piece = self
+                    .pos
+                    .piece_at(m.from())
+                    .expect("a piece on the move's point");
+                Hint::Piece {
+                    piece,
+                    file: file_word(piece.color, m.from()),
+                    square: m.from(),
+                }
+            }
+            Some(m) => Hint::Move(chinese(&self.pos, m)),
+            None => Hint::Lost,
+        })
+    }
+
+    /// The main line from here (after a mistake, from the position before it), in Chinese
+    /// notation; empty when no move keeps the goal.
+    pub fn solution(&self) -> Result<Vec<String>, PuzzleError> {
+        let (pos, left, played) = match (&self.wrong, self.history.last()) {
+            (Some(_), Some((before, budget))) => (before, *budget, self.played.saturating_sub(1)),
+            _ => (&self.pos, self.left, self.played),
+        };
+        let goal = self.puzzle.goal;
+        let length = if goal.win {
+            left
+        } else {
+            self.puzzle.draw_plies().saturating_sub(played).max(2)
+        };
+        let line = self.judge.main_line(pos, goal, left, length)?;
+        let mut q = pos.clone();
+        Ok(line
+            .into_iter()
+            .map(|m| {
+                let t = chinese(&q, m);
+                q.play_unchecked(m);
+                t
+            })
+            .collect())
+    }
+}
+
+/// A move of the player that could not be played.
+#[derive(Debug, thiserror::Error)]
+pub enum AttemptError {
+    /// The text is not a legal move here.
+    #[error(transparent)]
+    Move(notation::NotationError),
+    /// Judging the move failed.
+    #[error(transparent)]
+    Puzzle(PuzzleError),
+}

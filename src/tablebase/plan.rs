@@ -1,0 +1,107 @@
+//! A build's plan before it starts: every table a target needs in build order, which are
+//! present, and what the others will take (entries, time, memory and disk, with the
+//! machine's own facts behind the check that they fit).
+
+use serde::Serialize;
+
+use crate::material::Material;
+use crate::piece::{Color, Kind};
+
+use super::Tablebase;
+use super::class;
+use super::format::Rules;
+
+/// Seconds to build a table, roughly, on this project's machine with 2 threads: 5 ns an
+/// entry for every move its pieces typically have ([`typical_moves`]), twice that with the
+/// perpetual-check rule. The work of a build is walking un-moves back and counting moves,
+/// so a table's time follows its pieces' mobility far more than its size. Refitted after
+/// the passes got faster (2026-12-02, without the rule): 马兵对士象全 6.0–6.5 ns an entry and
+/// typical move, KRPKRAA 3.9, KRPKRAB 4.2, KRPKRABB 3.9, KRPKRAABB 3.7, each within 1.35×
+/// of 5. The fit before (7 ns, on ten tables of earlier versions) put the 车兵对车士象全
+/// family at 53 min, built in 29.
+pub fn estimate_seconds(m: &Material, rules: Rules) -> f64 {
+    let e = class::entries(m) as f64;
+    let rule = if rules == Rules::Asian { 2.0 } else { 1.0 };
+    e * 5e-9 * typical_moves(m) * rule
+}
+
+/// The moves a material's pieces typically have, both sides and both generals counted: a
+/// chariot on an open board 17, a cannon 13, a horse 6, a general 2.5, the others 2.
+pub fn typical_moves(m: &Material) -> f64 {
+    let of = |k: Kind| match k {
+        Kind::Chariot => 17.0,
+        Kind::Cannon => 13.0,
+        Kind::Horse => 6.0,
+        Kind::General => 2.5,
+        Kind::Advisor | Kind::Elephant | Kind::Soldier => 2.0,
+    };
+    Color::ALL
+        .iter()
+        .map(|&c| {
+            of(Kind::General)
+                + m.side(c)
+                    .groups()
+                    .map(|(k, n)| of(k) * n as f64)
+                    .sum::<f64>()
+        })
+        .sum()
+}
+
+/// One table of a plan.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlannedTable {
+    /// The table's material.
+    pub material: Material,
+    /// Entries per side to move.
+    pub entries: u64,
+    /// Its file is present already.
+    pub present: bool,
+    /// Seconds to build it with 2 threads, roughly ([`estimate_seconds`]).
+    pub estimate_seconds: f64,
+}
+
+/// Every table a list of endgames needs, in build order (each once, smallest first).
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    /// The endgames asked for.
+    pub members: Vec<Material>,
+    /// Every table they need, in build order.
+    pub tables: Vec<PlannedTable>,
+    /// The rule set of the tables.
+    pub rules: Rules,
+}
+
+impl Plan {
+    /// The plan of building `members` (and what they fall into) into `tb`.
+    pub fn of(members: &[Material], tb: &Tablebase) -> Plan {
+        let tables = class::build_list(members)
+            .into_iter()
+            .map(|m| PlannedTable {
+                material: m,
+                entries: class::entries(&m),
+                present: tb.path_of(&m).exists(),
+                estimate_seconds: estimate_seconds(&m, tb.rules()),
+            })
+            .collect();
+        Plan {
+            members: members.to_vec(),
+            tables,
+            rules: tb.rules(),
+        }
+    }
+
+    /// Entries per side to move over every table of the plan.
+    pub fn entries(&self) -> u64 {
+        self.tables.iter().map(|t| t.entries).sum()
+    }
+
+    /// The tables still to build.
+    pub fn to_build(&self) -> impl Iterator<Item = &PlannedTable> {
+        self.tables.iter().filter(|t| !t.present)
+    }
+
+    /// Seconds to build what is missing, roughly, with 2 threads.
+    pub fn seconds_to_build(&self) -> f64 {
+        self.to_build().map(|t| t.estimate_seconds).sum()
+    }
+}
