@@ -10,9 +10,11 @@ use crate::piece::{Color, Kind, Piece};
 use crate::position::Position;
 use crate::square::{File, Rank, Square};
 
-/// Why a FEN was rejected.
+/// Why a FEN was rejected: its text could not be read, or it reads as a position that
+/// cannot be played ([`PositionError`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FenError {
+    /// Nothing but white space.
     #[error("empty FEN")]
     Empty,
     #[error("FEN is not valid UTF-8 at byte {0}")]
@@ -35,6 +37,16 @@ pub enum FenError {
     },
     #[error("FEN has {0} fields, at most 6 expected")]
     TooManyFields(usize),
+    /// The text reads, but the position it gives cannot be played.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+}
+
+/// Why a placement of pieces is not a position canju plays: a step after reading a FEN (or
+/// setting up a board, [`crate::Setup`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// A side without its general.
     #[error("{0} has no general")]
     NoGeneral(Color),
     #[error("{color} has {count} {kind}s, at most {max} allowed")]
@@ -118,7 +130,7 @@ pub fn parse(fen: &str) -> Result<Position, FenError> {
     };
     let halfmoves = number(4, 0, 0)?;
     let fullmoves = number(5, 1, 1)?;
-    validate(board, turn, halfmoves, fullmoves)
+    Ok(validate(board, turn, halfmoves, fullmoves)?)
 }
 
 fn parse_board(text: &str) -> Result<[Option<Piece>; 90], FenError> {
@@ -158,7 +170,7 @@ pub(crate) fn validate(
     turn: Color,
     halfmoves: u32,
     fullmoves: u32,
-) -> Result<Position, FenError> {
+) -> Result<Position, PositionError> {
     let mut counts = [[0usize; 7]; 2];
     for s in Square::all() {
         if let Some(p) = board[s.index()] {
@@ -167,12 +179,12 @@ pub(crate) fn validate(
     }
     for color in Color::ALL {
         if counts[color.index()][Kind::General.index()] == 0 {
-            return Err(FenError::NoGeneral(color));
+            return Err(PositionError::NoGeneral(color));
         }
         for kind in Kind::ALL {
             let count = counts[color.index()][kind.index()];
             if count > kind.max_count() as usize {
-                return Err(FenError::TooMany {
+                return Err(PositionError::TooMany {
                     color,
                     kind: kind.name(),
                     count,
@@ -185,7 +197,7 @@ pub(crate) fn validate(
         if let Some(p) = board[s.index()]
             && !p.can_stand_on(s)
         {
-            return Err(FenError::Placement {
+            return Err(PositionError::Placement {
                 color: p.color,
                 kind: p.kind.name(),
                 square: s,
@@ -195,10 +207,12 @@ pub(crate) fn validate(
     let pos = Position::from_parts(board, turn, halfmoves, fullmoves);
     let other = !turn;
     if pos.generals_facing() {
-        return Err(FenError::GeneralsFacing(pos.general(Color::Red).file()));
+        return Err(PositionError::GeneralsFacing(
+            pos.general(Color::Red).file(),
+        ));
     }
     if pos.in_check(other) {
-        return Err(FenError::SideNotToMoveInCheck {
+        return Err(PositionError::SideNotToMoveInCheck {
             checked: other,
             to_move: turn,
         });

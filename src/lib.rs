@@ -50,7 +50,7 @@ pub mod square;
 pub mod tablebase;
 mod tables;
 
-pub use fen::FenError;
+pub use fen::{FenError, PositionError};
 pub use movegen::{Attackers, GameEnd, IllegalMove, Legality, UnmoveLegality};
 pub use moves::{Move, MoveList};
 pub use piece::{Color, Kind, Piece};

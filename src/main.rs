@@ -5,6 +5,7 @@
 mod output;
 
 mod cli;
+mod remedy;
 mod server;
 
 fn main() -> std::process::ExitCode {

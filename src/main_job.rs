@@ -46,7 +46,7 @@ pub fn run(
     let start = Instant::now();
     let builds = build::build(material, tb, progress, each)?;
     let seconds = start.elapsed().as_secs_f64();
-    let claim = Claim::parse(SAYING).map_err(|e| TheoryError::Claim(e.to_string()))?;
+    let claim = Claim::parse(SAYING)?;
     let saying = theory::measure(
         &claim,
         tb,

@@ -423,7 +423,7 @@ impl Setup {
     }
 
     /// Checks the setup (counts, placement, the side not to move not in check).
-    pub fn into_position(self) -> Result<Position, crate::fen::FenError> {
+    pub fn into_position(self) -> Result<Position, crate::fen::PositionError> {
         crate::fen::validate(self.board, self.turn, 0, 1)
     }
 }

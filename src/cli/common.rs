@@ -226,12 +226,12 @@ pub fn progress_bar(what: &str) -> ProgressBar {
     }
 }
 
-/// A failure of the library's (a table, a file, a search) as the command line reports it:
-/// exit code 1.
-pub fn table_error(e: impl std::fmt::Display) -> CliError {
+/// A failure of the library's (a table, a file, a search) as the command line reports it,
+/// with what fixes it: exit code 1.
+pub fn table_error(e: impl std::fmt::Display + canju::tablebase::HasRemedy) -> CliError {
     CliError {
         code: 1,
-        message: e.to_string(),
+        message: crate::remedy::message(&e),
     }
 }
 

@@ -181,7 +181,7 @@ pub fn progress() -> Result<(Option<PathBuf>, puzzle::progress::Progress), CliEr
     };
     let (p, warning) = puzzle::progress::load(&path).map_err(|e| CliError {
         code: 1,
-        message: e,
+        message: e.to_string(),
     })?;
     if let Some(w) = warning {
         errln!("canju: warning: {w}");
@@ -241,7 +241,7 @@ pub fn play_cmd(
             let (_, warning) = puzzle::progress::update(&path, |pr| pr.record(&p.entry.id, solved))
                 .map_err(|e| CliError {
                     code: 1,
-                    message: e,
+                    message: e.to_string(),
                 })?;
             if let Some(w) = warning {
                 errln!("canju: warning: {w}");
@@ -385,7 +385,9 @@ pub fn import(
         &mut |p| ensure_tables(p, &tb).map_err(|e| e.message),
     )
     .map_err(|e| match e {
-        ImportError::CollectionName(_) => CliError::input(e),
+        ImportError::CollectionName(name) => CliError::input(format!(
+            "--collection '{name}': letters, digits, - and _ only"
+        )),
         e => CliError {
             code: 1,
             message: e.to_string(),

@@ -49,16 +49,19 @@ impl fmt::Display for Notation {
     }
 }
 
+/// A text that names no notation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown notation '{0}' (expected iccs, wxf or chinese)")]
+pub struct ParseNotationError(pub String);
+
 impl FromStr for Notation {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Notation, String> {
+    type Err = ParseNotationError;
+    fn from_str(s: &str) -> Result<Notation, ParseNotationError> {
         match s.to_ascii_lowercase().as_str() {
             "iccs" | "ucci" => Ok(Notation::Iccs),
             "wxf" => Ok(Notation::Wxf),
             "chinese" | "cn" | "zh" => Ok(Notation::Chinese),
-            _ => Err(format!(
-                "unknown notation '{s}' (expected iccs, wxf or chinese)"
-            )),
+            _ => Err(ParseNotationError(s.to_string())),
         }
     }
 }

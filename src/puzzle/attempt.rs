@@ -303,3 +303,12 @@ pub enum AttemptError {
     #[error(transparent)]
     Puzzle(PuzzleError),
 }
+
+impl crate::tablebase::HasRemedy for AttemptError {
+    fn remedy(&self) -> Option<crate::tablebase::Remedy> {
+        match self {
+            AttemptError::Puzzle(p) => p.remedy(),
+            AttemptError::Move(_) => None,
+        }
+    }
+}

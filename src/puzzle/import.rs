@@ -334,7 +334,7 @@ pub struct ImportReport {
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     /// The collection's name is not a plain word.
-    #[error("--collection '{0}': letters, digits, - and _ only")]
+    #[error("the collection name '{0}': letters, digits, - and _ only")]
     CollectionName(String),
     /// A file could not be read or written.
     #[error("{path}: {}", crate::tablebase::format::io_message(source))]
@@ -477,7 +477,7 @@ pub fn import_into(
             continue;
         }
         if let Err(reason) = judge.verify(&parsed) {
-            rejected.push(reject(reason));
+            rejected.push(reject(reason.to_string()));
             continue;
         }
         if let Some((_, id)) = positions.iter().find(|(p, _)| *p == parsed.position) {

@@ -41,27 +41,25 @@ pub struct Goal {
     pub win: bool,
 }
 
-impl FromStr for Goal {
-    type Err = String;
+/// A text that is no goal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("goal '{0}': expected 红先胜, 红先和, 黑先胜 or 黑先和")]
+pub struct ParseGoalError(pub String);
 
-    fn from_str(s: &str) -> Result<Goal, String> {
+impl FromStr for Goal {
+    type Err = ParseGoalError;
+
+    fn from_str(s: &str) -> Result<Goal, ParseGoalError> {
+        let bad = || ParseGoalError(s.to_string());
         let side = match s.chars().next() {
             Some('红') => Color::Red,
             Some('黑') => Color::Black,
-            _ => {
-                return Err(format!(
-                    "goal '{s}': expected 红先胜, 红先和, 黑先胜 or 黑先和"
-                ));
-            }
+            _ => return Err(bad()),
         };
         let win = match s.chars().skip(1).collect::<String>().as_str() {
             "先胜" => true,
             "先和" => false,
-            _ => {
-                return Err(format!(
-                    "goal '{s}': expected 红先胜, 红先和, 黑先胜 or 黑先和"
-                ));
-            }
+            _ => return Err(bad()),
         };
         Ok(Goal { side, win })
     }
@@ -236,8 +234,34 @@ pub fn pick(
 /// What is wrong with a collection or a puzzle.
 #[derive(Debug, thiserror::Error)]
 pub enum PuzzleError {
+    /// A collection file or directory could not be read.
+    #[error("{path}: {}", crate::tablebase::format::io_message(source))]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A collection file is not UTF-8 text.
+    #[error("{path}: not UTF-8 text (byte {byte})")]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Where its first bad byte is.
+        byte: usize,
+    },
+    /// A collection file is not TOML of the collection's form.
     #[error("{path}: {message}")]
-    File { path: PathBuf, message: String },
+    Toml {
+        /// The file.
+        path: PathBuf,
+        /// What the TOML reader says.
+        message: String,
+        /// The TOML reader's error.
+        #[source]
+        source: toml::de::Error,
+    },
     #[error("{path}: puzzle '{id}': {message}")]
     Puzzle {
         path: PathBuf,
@@ -248,8 +272,9 @@ pub enum PuzzleError {
     Unknown(String),
     #[error(transparent)]
     Table(#[from] TableError),
-    #[error("{0}")]
-    Solver(String),
+    /// The solver refused the position.
+    #[error(transparent)]
+    Solver(SolveError),
     /// A search was stopped (its node limit, or its stop flag) before it could judge.
     #[error("the search was stopped before it could judge (its node or time limit)")]
     Stopped,
@@ -260,7 +285,16 @@ impl From<SolveError> for PuzzleError {
         match e {
             SolveError::Table(t) => PuzzleError::Table(t),
             SolveError::Stopped => PuzzleError::Stopped,
-            e => PuzzleError::Solver(e.to_string()),
+            e => PuzzleError::Solver(e),
+        }
+    }
+}
+
+impl crate::tablebase::HasRemedy for PuzzleError {
+    fn remedy(&self) -> Option<crate::tablebase::Remedy> {
+        match self {
+            PuzzleError::Table(t) => t.remedy(),
+            _ => None,
         }
     }
 }
@@ -303,22 +337,23 @@ fn add_unique(all: &mut Vec<Puzzle>, more: Vec<Puzzle>, path: &Path) -> Result<(
 
 /// Reads one collection file; every puzzle's form is checked (FEN, goal, line).
 pub fn load_file(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
-    let bytes = crate::files::read_regular(path).map_err(|e| PuzzleError::File {
+    let bytes = crate::files::read_regular(path).map_err(|source| PuzzleError::Io {
         path: path.to_path_buf(),
-        message: crate::tablebase::format::io_message(&e),
+        source,
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| PuzzleError::File {
+    let text = String::from_utf8(bytes).map_err(|e| PuzzleError::NotUtf8 {
         path: path.to_path_buf(),
-        message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        byte: e.utf8_error().valid_up_to(),
     })?;
     load_str(path, text.strip_prefix('\u{feff}').unwrap_or(&text))
 }
 
 /// Reads a collection from its text; `path` names it (its stem is the collection's name).
 pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
-    let file: File = toml::from_str(text).map_err(|e| PuzzleError::File {
+    let file: File = toml::from_str(text).map_err(|e| PuzzleError::Toml {
         path: path.to_path_buf(),
         message: e.message().to_string(),
+        source: e,
     })?;
     let collection = path
         .file_stem()
@@ -334,7 +369,10 @@ pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
                 message,
             };
             let position: Position = entry.fen.parse().map_err(|e| bad(format!("fen: {e}")))?;
-            let goal: Goal = entry.goal.parse().map_err(bad)?;
+            let goal: Goal = entry
+                .goal
+                .parse()
+                .map_err(|e: ParseGoalError| bad(e.to_string()))?;
             if goal.side != position.turn() {
                 return Err(bad(format!(
                     "goal {goal} but {} is to move",
@@ -383,9 +421,9 @@ pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
 
 /// Reads every `*.toml` collection of a directory, in file name order; ids must be unique.
 pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| PuzzleError::File {
+    let entries = std::fs::read_dir(dir).map_err(|source| PuzzleError::Io {
         path: dir.to_path_buf(),
-        message: crate::tablebase::format::io_message(&e),
+        source,
     })?;
     let mut files: Vec<PathBuf> = entries
         .flatten()
@@ -400,6 +438,52 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
         add_unique(&mut all, more, &f)?;
     }
     Ok(all)
+}
+
+/// Why a puzzle does not hold under perfect play ([`Judge::verify`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Unsound {
+    /// Judging failed (a table, the solver).
+    #[error(transparent)]
+    Judge(#[from] PuzzleError),
+    /// A win goal without a forced win within the bound.
+    #[error("no forced win within {budget} plies ({outlook:?})")]
+    NoWin {
+        /// The bound, in plies.
+        budget: u32,
+        /// How the position stands instead.
+        outlook: Outlook,
+    },
+    /// A draw goal in a position that is not a draw.
+    #[error("not a draw under perfect play ({0:?})")]
+    NotADraw(Outlook),
+    /// The stipulation is not the shortest win.
+    #[error("the stipulation says {stated} moves, the shortest win takes {shortest}")]
+    Stipulation {
+        /// Moves stated.
+        stated: u32,
+        /// Moves of the shortest win.
+        shortest: u32,
+    },
+    /// A move of the player's in the stored line loses the goal.
+    #[error("line move {ply}: {mv} loses the goal")]
+    LineMistake {
+        /// Its ply in the line, from 1.
+        ply: usize,
+        /// The move.
+        mv: Move,
+    },
+    /// A win's line does not end in mate.
+    #[error("the line does not end in mate")]
+    LineNotMate,
+    /// A win's line is not as long as the shortest win.
+    #[error("the line has {plies} plies, the shortest win {shortest}")]
+    LineLength {
+        /// Plies in the line.
+        plies: usize,
+        /// Plies of the shortest win.
+        shortest: u32,
+    },
 }
 
 /// How a position stands for the player, by perfect play.
@@ -722,35 +806,34 @@ impl<'a> Judge<'a> {
     /// stored line keeps it at every move of the player, is legal, and ends in mate (win
     /// goals) or keeps the draw through its length (draw goals). Returns the shortest win
     /// in plies for win goals.
-    pub fn verify(&self, p: &Puzzle) -> Result<Option<u32>, String> {
+    pub fn verify(&self, p: &Puzzle) -> Result<Option<u32>, Unsound> {
         if p.entry.checks && !self.options.checks_only {
             return Judge::for_puzzle(self.tb, p).verify(p);
         }
         let player = p.goal.side;
         let budget = p.budget();
-        let err = |e: PuzzleError| e.to_string();
-        let start = self.outlook(&p.position, player, budget).map_err(err)?;
+        let start = self.outlook(&p.position, player, budget)?;
         let shortest = match (p.goal.win, start) {
             (true, Outlook::Win(n)) => Some(n),
-            (true, o) => return Err(format!("no forced win within {budget} plies ({o:?})")),
+            (true, o) => return Err(Unsound::NoWin { budget, outlook: o }),
             (false, Outlook::Draw) => None,
-            (false, o) => return Err(format!("not a draw under perfect play ({o:?})")),
+            (false, o) => return Err(Unsound::NotADraw(o)),
         };
         if let (Some(n), Some(moves)) = (shortest, p.entry.moves)
             && n.div_ceil(2) != moves
         {
-            return Err(format!(
-                "the stipulation says {moves} moves, the shortest win takes {}",
-                n.div_ceil(2)
-            ));
+            return Err(Unsound::Stipulation {
+                stated: moves,
+                shortest: n.div_ceil(2),
+            });
         }
         let mut pos = p.position.clone();
         let mut left = budget;
         for (i, &m) in p.line.iter().enumerate() {
             if pos.turn() == player {
-                let f = self.judge(&pos, m, p.goal, left).map_err(err)?;
+                let f = self.judge(&pos, m, p.goal, left)?;
                 if f == Feedback::Mistake {
-                    return Err(format!("line move {}: {m} loses the goal", i + 1));
+                    return Err(Unsound::LineMistake { ply: i + 1, mv: m });
                 }
             }
             pos.play_unchecked(m);
@@ -758,14 +841,13 @@ impl<'a> Judge<'a> {
         }
         if p.goal.win {
             if !pos.legal_moves().is_empty() {
-                return Err("the line does not end in mate".into());
+                return Err(Unsound::LineNotMate);
             }
             if shortest.is_some_and(|n| p.line.len() as u32 != n) {
-                return Err(format!(
-                    "the line has {} plies, the shortest win {}",
-                    p.line.len(),
-                    shortest.unwrap_or(0)
-                ));
+                return Err(Unsound::LineLength {
+                    plies: p.line.len(),
+                    shortest: shortest.unwrap_or(0),
+                });
             }
         }
         Ok(shortest)

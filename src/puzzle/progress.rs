@@ -54,10 +54,51 @@ pub fn default_path() -> Option<PathBuf> {
     Some(dir.join("progress.json"))
 }
 
+/// Why the progress file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ProgressError {
+    /// Reading, writing or locking a path failed.
+    #[error("{path}: {}", crate::tablebase::format::io_message(source))]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file was damaged and could not be set aside (no free name, or the rename
+    /// failed).
+    #[error("{path}: damaged, and {}", match source { Some(e) => format!("it cannot be kept aside: {}", crate::tablebase::format::io_message(e)), None => "no name free to keep it aside".to_string() })]
+    CannotSetAside {
+        /// The damaged file.
+        path: PathBuf,
+        /// Why the rename failed, when it was tried.
+        #[source]
+        source: Option<std::io::Error>,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProgressError + '_ {
+    move |source| ProgressError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A damaged progress file was renamed aside; progress starts afresh.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{damaged} was damaged; it is kept as {kept} and progress starts afresh")]
+pub struct SetAside {
+    /// The progress file.
+    pub damaged: PathBuf,
+    /// Where its bytes are kept.
+    pub kept: PathBuf,
+}
+
 /// Reads the progress file: empty progress when there is none; when it is damaged (bad
 /// JSON, bytes that are not UTF-8), it is renamed aside under the file's lock and the
-/// message says where it went. A path that is not a regular file is an error.
-pub fn load(path: &Path) -> Result<(Progress, Option<String>), String> {
+/// second value says where it went. A path that is not a regular file is an error.
+pub fn load(path: &Path) -> Result<(Progress, Option<SetAside>), ProgressError> {
     match read(path)? {
         Some(p) => Ok((p, None)),
         None => {
@@ -72,75 +113,61 @@ pub fn load(path: &Path) -> Result<(Progress, Option<String>), String> {
 }
 
 /// The file's progress: `Some(empty)` when there is no file, `None` when it is damaged.
-fn read(path: &Path) -> Result<Option<Progress>, String> {
+fn read(path: &Path) -> Result<Option<Progress>, ProgressError> {
     let bytes = match crate::files::read_regular(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Some(Progress::default()));
         }
-        Err(e) => return Err(io_error(path, &e)),
+        Err(e) => return Err(io(path)(e)),
     };
     Ok(serde_json::from_slice(&bytes).ok())
 }
 
-fn io_error(path: &Path, e: &std::io::Error) -> String {
-    format!(
-        "{}: {}",
-        path.display(),
-        crate::tablebase::format::io_message(e)
-    )
-}
-
-fn lock(path: &Path) -> Result<crate::files::Lock, String> {
+fn lock(path: &Path) -> Result<crate::files::Lock, ProgressError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, &e))?;
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    crate::files::Lock::exclusive(path).map_err(|e| io_error(path, &e))
+    crate::files::Lock::exclusive(path).map_err(io(path))
 }
 
-/// Renames a damaged file to the first free `NAME.damaged-N`; the message says where.
-fn set_aside(path: &Path) -> Result<String, String> {
+/// Renames a damaged file to the first free `NAME.damaged-N`.
+fn set_aside(path: &Path) -> Result<SetAside, ProgressError> {
     let aside = (1..1000)
         .map(|i| path.with_extension(format!("json.damaged-{i}")))
         .find(|p| std::fs::symlink_metadata(p).is_err())
-        .ok_or_else(|| {
-            format!(
-                "{}: damaged, and no name free to keep it aside",
-                path.display()
-            )
+        .ok_or_else(|| ProgressError::CannotSetAside {
+            path: path.to_path_buf(),
+            source: None,
         })?;
-    std::fs::rename(path, &aside).map_err(|e| {
-        format!(
-            "{}: damaged, and it cannot be kept aside: {}",
-            path.display(),
-            crate::tablebase::format::io_message(&e)
-        )
+    std::fs::rename(path, &aside).map_err(|e| ProgressError::CannotSetAside {
+        path: path.to_path_buf(),
+        source: Some(e),
     })?;
-    Ok(format!(
-        "{} was damaged; it is kept as {} and progress starts afresh",
-        path.display(),
-        aside.display()
-    ))
+    Ok(SetAside {
+        damaged: path.to_path_buf(),
+        kept: aside,
+    })
 }
 
 /// Writes the progress file whole (a temporary file renamed into place). To record an
 /// attempt while other processes may record theirs, use [`update`].
-pub fn save(path: &Path, p: &Progress) -> Result<(), String> {
+pub fn save(path: &Path, p: &Progress) -> Result<(), ProgressError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, &e))?;
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    let text = serde_json::to_string_pretty(p).map_err(|e| e.to_string())?;
-    crate::files::write_atomically(path, &[text.as_bytes()]).map_err(|e| io_error(path, &e))
+    let text = serde_json::to_string_pretty(p).expect("progress serializes");
+    crate::files::write_atomically(path, &[text.as_bytes()]).map_err(io(path))
 }
 
 /// Changes the progress file under its lock: reads what is there now (setting a damaged
 /// file aside), applies `change`, writes the result. Two processes (two terminals, the
 /// page and a terminal) that update at once take turns, and neither loses the other's
-/// records. Returns the progress as written and the warning about a damaged file, if any.
+/// records. Returns the progress as written and where a damaged file went, if it was.
 pub fn update(
     path: &Path,
     change: impl FnOnce(&mut Progress),
-) -> Result<(Progress, Option<String>), String> {
+) -> Result<(Progress, Option<SetAside>), ProgressError> {
     let _lock = lock(path)?;
     let (mut p, warning) = match read(path)? {
         Some(p) => (p, None),
@@ -190,13 +217,13 @@ mod tests {
         std::fs::write(&path, b"{ not json").unwrap();
         let (q, warn) = load(&path).unwrap();
         assert!(q.puzzles.is_empty());
-        assert!(warn.unwrap().contains("damaged"));
+        assert_eq!(warn.unwrap().kept, dir.join("progress.json.damaged-1"));
         assert!(dir.join("progress.json.damaged-1").exists());
         // bytes that are not UTF-8 are damage too, set aside by an update as well
         std::fs::write(&path, b"{\"puzzles\": {\"\xff\": 1}}").unwrap();
         let (q, warn) = update(&path, |p| p.record("mate-003", true)).unwrap();
         assert_eq!(q.puzzles.len(), 1);
-        assert!(warn.unwrap().contains("damaged-2"));
+        assert!(warn.unwrap().to_string().contains("damaged-2"));
         assert_eq!(load(&path).unwrap().0, q);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -53,8 +53,8 @@ impl ApiError {
 impl From<TableError> for ApiError {
     fn from(e: TableError) -> ApiError {
         match e {
-            TableError::Missing { .. } => ApiError::conflict(e),
-            e => ApiError::internal(e),
+            TableError::Missing { .. } => ApiError::conflict(crate::remedy::message(&e)),
+            e => ApiError::internal(crate::remedy::message(&e)),
         }
     }
 }

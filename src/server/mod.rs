@@ -719,11 +719,13 @@ async fn record_result(
         let Some(path) = canju::puzzle::progress::default_path() else {
             return Err("no home directory to keep progress in".to_string());
         };
-        canju::puzzle::progress::update(&path, |p| p.record(&id, body.solved)).map(|_| ())
+        canju::puzzle::progress::update(&path, |p| p.record(&id, body.solved))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     })
     .await
     .map_err(ApiError::internal)?
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    .map_err(ApiError::internal)?;
     Ok(Json(json!({ "recorded": true })))
 }
 

@@ -142,7 +142,8 @@ pub struct Solution {
 /// Why the solver could not answer.
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
-    #[error("--max-moves {0}: between 1 and {MAX_MOVES}")]
+    /// A bound in moves out of range.
+    #[error("a bound of {0} moves: between 1 and {MAX_MOVES}")]
     Bound(u32),
     #[error(transparent)]
     Table(#[from] TableError),
@@ -150,6 +151,15 @@ pub enum SolveError {
     Stopped,
     #[error("not a legal position: {0}'s general is in check with the other side to move")]
     Illegal(crate::piece::Color),
+}
+
+impl crate::tablebase::HasRemedy for SolveError {
+    fn remedy(&self) -> Option<crate::tablebase::Remedy> {
+        match self {
+            SolveError::Table(t) => t.remedy(),
+            _ => None,
+        }
+    }
 }
 
 /// The solver searches legal positions only (the mate test relies on it): one whose side

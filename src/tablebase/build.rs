@@ -62,12 +62,12 @@ pub fn build_without_deps(
     if !tb.path_of(&m).exists() {
         for sub in m.captures() {
             if !tb.path_of(&sub).exists() {
-                let rules = super::format::rules_flag(tb.rules());
-                return Err(TableError::Unsupported(format!(
-                    "{m} needs the table of {sub} ({}), which is not in {}: build it first (canju gen {sub} --no-deps{rules}), or drop --no-deps",
-                    sub.chinese(),
-                    tb.dir().display()
-                )));
+                return Err(TableError::MissingSubTable {
+                    material: m,
+                    sub,
+                    dir: tb.dir().to_path_buf(),
+                    rules: tb.rules(),
+                });
             }
         }
     }

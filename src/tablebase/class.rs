@@ -20,21 +20,32 @@ pub enum Class {
     Armless { attackers: u8 },
 }
 
-impl FromStr for Class {
-    type Err = String;
+/// A text that names no class of endgames.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseClassError {
+    /// Not `armless:N`.
+    #[error(
+        "'{0}': not a class of endgames (armless:N, e.g. armless:2: one side with 1 to N of 车马炮兵, the other advisors and elephants only)"
+    )]
+    NotAClass(String),
+    /// `armless:N` with N out of range.
+    #[error(
+        "'{0}': armless:N takes N from 1 to 4 attacking pieces (with both generals a table holds at most {MAX_PIECES} pieces)"
+    )]
+    Attackers(String),
+}
 
-    fn from_str(s: &str) -> Result<Class, String> {
+impl FromStr for Class {
+    type Err = ParseClassError;
+
+    fn from_str(s: &str) -> Result<Class, ParseClassError> {
         let t = s.trim().to_ascii_lowercase();
         let Some(n) = t.strip_prefix("armless:") else {
-            return Err(format!(
-                "'{s}': not a class of endgames (armless:N, e.g. armless:2: one side with 1 to N of 车马炮兵, the other advisors and elephants only)"
-            ));
+            return Err(ParseClassError::NotAClass(s.to_string()));
         };
         match n.parse::<u8>() {
             Ok(n @ 1..=4) => Ok(Class::Armless { attackers: n }),
-            _ => Err(format!(
-                "'{s}': armless:N takes N from 1 to 4 attacking pieces (with both generals a table holds at most {MAX_PIECES} pieces)"
-            )),
+            _ => Err(ParseClassError::Attackers(s.to_string())),
         }
     }
 }

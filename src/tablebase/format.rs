@@ -107,15 +107,20 @@ impl std::fmt::Display for Rules {
     }
 }
 
+/// A text that names no rule set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown rule set '{0}': use none (endless play is a draw) or asian (perpetual check loses)"
+)]
+pub struct ParseRulesError(pub String);
+
 impl std::str::FromStr for Rules {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Rules, String> {
+    type Err = ParseRulesError;
+    fn from_str(s: &str) -> Result<Rules, ParseRulesError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "none" | "baseline" => Ok(Rules::None),
             "asian" | "axf" => Ok(Rules::Asian),
-            _ => Err(format!(
-                "unknown rule set '{s}': use none (endless play is a draw) or asian (perpetual check loses)"
-            )),
+            _ => Err(ParseRulesError(s.to_string())),
         }
     }
 }
@@ -231,19 +236,14 @@ pub enum TableError {
     NotATable { path: PathBuf },
     #[error("{path}: {kind}, not a table file")]
     NotAFile { path: PathBuf, kind: &'static str },
-    #[error("{path}: truncated or padded: {actual} bytes, expected {expected}{hint}")]
+    #[error("{path}: truncated or padded: {actual} bytes, expected {expected}")]
     Size {
         path: PathBuf,
         actual: u64,
         expected: u64,
-        hint: String,
     },
-    #[error("{path}: damaged header ({reason}){hint}")]
-    Header {
-        path: PathBuf,
-        reason: String,
-        hint: String,
-    },
+    #[error("{path}: damaged header ({reason})")]
+    Header { path: PathBuf, reason: String },
     #[error("{path}: {what} is {found}, this canju reads {expected}")]
     Mismatch {
         path: PathBuf,
@@ -251,16 +251,10 @@ pub enum TableError {
         found: String,
         expected: String,
     },
+    #[error("{path}: table format {found} from an older canju (this one reads {FORMAT_VERSION})")]
+    OldFormat { path: PathBuf, found: u32 },
     #[error(
-        "{path}: table format {found} from an older canju (this one reads {FORMAT_VERSION}); run `{command}` to convert it"
-    )]
-    OldFormat {
-        path: PathBuf,
-        found: u32,
-        command: String,
-    },
-    #[error(
-        "{path}: block {block} ({side} to move, entries {first}..={last}) is damaged (checksum mismatch){hint}"
+        "{path}: block {block} ({side} to move, entries {first}..={last}) is damaged (checksum mismatch)"
     )]
     Block {
         path: PathBuf,
@@ -268,24 +262,117 @@ pub enum TableError {
         side: &'static str,
         first: u64,
         last: u64,
-        hint: String,
     },
-    #[error("{path}: corrupted entry {index} (code {code}){hint}")]
-    Entry {
-        path: PathBuf,
-        index: u64,
-        code: u8,
-        hint: String,
-    },
-    #[error("no {material} table{rules} in {dir}: run `{command}`{hint}", rules = if *rules == Rules::None { " without the perpetual-check rule (rules none)" } else { "" }, command = gen_command(&dir.join(file_name_of(material, *rules))))]
+    #[error("{path}: corrupted entry {index} (code {code})")]
+    Entry { path: PathBuf, index: u64, code: u8 },
+    #[error("no {material} table{rules} in {dir}{place}", rules = if *rules == Rules::None { " without the perpetual-check rule (rules none)" } else { "" }, place = dir_state.note(dir))]
     Missing {
         material: String,
         dir: PathBuf,
         rules: Rules,
-        hint: String,
+        /// What the directory is: a missing table in a missing directory says so.
+        dir_state: DirState,
+    },
+    /// `build_without_deps`: a table a capture leads into is not built.
+    #[error("{material} needs the table of {sub} ({}), which is not in {}", sub.chinese(), dir.display())]
+    MissingSubTable {
+        material: Material,
+        sub: Material,
+        dir: PathBuf,
+        rules: Rules,
     },
     #[error("{0}")]
     Unsupported(String),
+}
+
+/// What a table directory is, for a table missing from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirState {
+    /// A directory: only the table is missing.
+    Present,
+    /// Something that is not a directory.
+    NotADirectory,
+    /// Nothing.
+    Absent,
+}
+
+impl DirState {
+    /// What `dir` is now.
+    pub fn of(dir: &Path) -> DirState {
+        if dir.is_dir() {
+            DirState::Present
+        } else if dir.exists() {
+            DirState::NotADirectory
+        } else {
+            DirState::Absent
+        }
+    }
+
+    fn note(self, dir: &Path) -> String {
+        match self {
+            DirState::Present => String::new(),
+            DirState::NotADirectory => format!(" ({} is not a directory)", dir.display()),
+            DirState::Absent => format!(" (the directory {} does not exist)", dir.display()),
+        }
+    }
+}
+
+/// What fixes a table error: data for a front end to put in its own words (the command
+/// line names a `canju gen` command; see [`gen_command`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Remedy {
+    /// Build the table whose file would be at `path`.
+    Build {
+        /// The table file's path.
+        path: PathBuf,
+    },
+    /// Build this table alone first (its own captures' tables present).
+    BuildAlone {
+        /// The table's file.
+        path: PathBuf,
+    },
+    /// Delete the damaged file and build it again.
+    Rebuild {
+        /// The damaged file.
+        path: PathBuf,
+    },
+    /// Rewrite a table of an older format in this one (building it converts it).
+    Convert {
+        /// The old file.
+        path: PathBuf,
+    },
+}
+
+/// An error that may have a [`Remedy`]: a table error, or an error that carries one.
+pub trait HasRemedy {
+    /// What fixes this error, when something the user can run does.
+    fn remedy(&self) -> Option<Remedy>;
+}
+
+impl HasRemedy for TableError {
+    fn remedy(&self) -> Option<Remedy> {
+        match self {
+            TableError::Size { path, .. }
+            | TableError::Header { path, .. }
+            | TableError::Block { path, .. }
+            | TableError::Entry { path, .. } => Some(Remedy::Rebuild { path: path.clone() }),
+            TableError::OldFormat { path, .. } => Some(Remedy::Convert { path: path.clone() }),
+            TableError::Missing {
+                material,
+                dir,
+                rules,
+                ..
+            } => Some(Remedy::Build {
+                path: dir.join(file_name_of(material, *rules)),
+            }),
+            TableError::MissingSubTable {
+                sub, dir, rules, ..
+            } => Some(Remedy::BuildAlone {
+                path: dir.join(file_name(sub, *rules)),
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl TableError {
@@ -317,14 +404,6 @@ pub fn io_message(e: &std::io::Error) -> String {
             }
         }
     }
-}
-
-/// What to tell the user about a damaged file: delete it and build it again.
-pub fn rebuild_hint(path: &Path) -> String {
-    format!(
-        "; delete the file and run `{}` to build it again",
-        gen_command(path)
-    )
 }
 
 /// The `canju gen` command that builds a table file where it is (`--dir` when the file is
@@ -574,11 +653,7 @@ fn le_u64(b: &[u8]) -> u64 {
 /// and the file's size. The blocks are checked by [`block_checksum_ok`] when read.
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
     let p = || path.to_path_buf();
-    let damaged = |reason: String| TableError::Header {
-        path: p(),
-        reason,
-        hint: rebuild_hint(path),
-    };
+    let damaged = |reason: String| TableError::Header { path: p(), reason };
     if bytes.len() < 8 || bytes[..8] != MAGIC {
         return Err(TableError::NotATable { path: p() });
     }
@@ -587,7 +662,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             path: p(),
             actual: bytes.len() as u64,
             expected: 16,
-            hint: rebuild_hint(path),
         });
     }
     // the first header field is the format version, in every format
@@ -603,7 +677,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             return Err(TableError::OldFormat {
                 path: p(),
                 found: 1,
-                command: gen_command(path),
             });
         }
         if version != FORMAT_VERSION && version != FORMAT_WIDE {
@@ -619,7 +692,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
                 path: p(),
                 actual: bytes.len() as u64,
                 expected: crc_end as u64,
-                hint: rebuild_hint(path),
             });
         }
         return Err(damaged("checksum mismatch".into()));
@@ -688,7 +760,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             path: p(),
             actual: bytes.len() as u64,
             expected: table_start as u64 + blocks.saturating_mul(2 * BLOCK_REF_BYTES as u64),
-            hint: rebuild_hint(path),
         })? as usize;
     let table_end = table_start + table_len;
     let body = align(table_end);
@@ -697,7 +768,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             path: p(),
             actual: bytes.len() as u64,
             expected: body as u64,
-            hint: rebuild_hint(path),
         });
     }
     let table = &bytes[table_start..table_end];
@@ -731,7 +801,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             path: p(),
             actual: bytes.len() as u64,
             expected,
-            hint: rebuild_hint(path),
         });
     }
     if bytes[crc_end..table_start].iter().any(|&b| b != 0)
@@ -832,7 +901,6 @@ pub mod legacy {
         let bad = |reason: &str| TableError::Header {
             path: path.to_path_buf(),
             reason: format!("format 1: {reason}"),
-            hint: rebuild_hint(path),
         };
         if bytes.len() < 12 || bytes[..8] != MAGIC {
             return Err(TableError::NotATable {
@@ -863,7 +931,6 @@ pub mod legacy {
                 path: path.to_path_buf(),
                 actual: bytes.len() as u64,
                 expected,
-                hint: rebuild_hint(path),
             });
         }
         let n = h.entries as usize;

@@ -730,7 +730,6 @@ impl Solver<'_> {
                 path: target.table.path().to_path_buf(),
                 index,
                 code: c,
-                hint: super::format::rebuild_hint(target.table.path()),
             });
         }
         (c, 0)

@@ -17,7 +17,7 @@ pub mod stats;
 pub mod value;
 pub mod verify;
 
-pub use format::{Header, Rules, SideStats, TableError};
+pub use format::{HasRemedy, Header, Remedy, Rules, SideStats, TableError};
 pub use probe::{RankedMove, Table, Tablebase};
 pub use value::Value;
 

@@ -386,7 +386,6 @@ impl Table {
             side: if side == 0 { "red" } else { "black" },
             first,
             last,
-            hint: format::rebuild_hint(&self.path),
         }
     }
 
@@ -605,7 +604,6 @@ impl Table {
             path: self.path.clone(),
             index,
             code: c,
-            hint: format::rebuild_hint(&self.path),
         }
     }
 
@@ -780,18 +778,11 @@ impl Tablebase {
         }
         let path = self.path_of(&material);
         if !path.exists() {
-            let hint = if self.dir.is_dir() {
-                String::new()
-            } else if self.dir.exists() {
-                format!(" ({} is not a directory)", self.dir.display())
-            } else {
-                format!(" (the directory {} does not exist)", self.dir.display())
-            };
             return Err(TableError::Missing {
                 material: material.to_string(),
                 dir: self.dir.clone(),
                 rules: self.rules,
-                hint,
+                dir_state: format::DirState::of(&self.dir),
             });
         }
         let table = Arc::new(Table::open_with_cache(&path, material, self.cache_mb)?);

@@ -44,6 +44,16 @@ pub enum VerifyError {
     },
 }
 
+impl super::HasRemedy for VerifyError {
+    fn remedy(&self) -> Option<super::Remedy> {
+        match self {
+            VerifyError::Table(t) => t.remedy(),
+            // a table that disagrees with the rules is built again
+            VerifyError::Disagreement { .. } => None,
+        }
+    }
+}
+
 const CHUNK: u64 = 1 << 14;
 
 /// Checks a table entry by entry and its checksum; returns the number of legal positions

@@ -44,13 +44,18 @@ impl Lore {
     }
 }
 
+/// A text that is no verdict.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a verdict: use win or draw")]
+pub struct ParseLoreError(pub String);
+
 impl std::str::FromStr for Lore {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Lore, String> {
+    type Err = ParseLoreError;
+    fn from_str(s: &str) -> Result<Lore, ParseLoreError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "win" | "胜" | "必胜" => Ok(Lore::Win),
             "draw" | "和" | "和棋" => Ok(Lore::Draw),
-            _ => Err(format!("'{s}' is not a verdict: use win or draw")),
+            _ => Err(ParseLoreError(s.to_string())),
         }
     }
 }
@@ -248,18 +253,18 @@ impl Claim {
 
     /// Whether the claim has conditions of its own: home formation needs a defence with
     /// advisors or elephants, a soldier class one soldier.
-    pub fn check_scope(&self) -> Result<(), String> {
+    pub fn check_scope(&self) -> Result<(), ClaimError> {
         if self.scope.home && !has_formation(&self.material) {
-            return Err(format!(
+            return Err(ClaimError(format!(
                 "{}: the defence has no advisor or elephant, so it has no home formation",
                 self.material
-            ));
+            )));
         }
         if self.scope.soldier.is_some() && soldier_count(&self.material) != 1 {
-            return Err(format!(
+            return Err(ClaimError(format!(
                 "{}: a soldier class needs exactly one soldier on the stronger side",
                 self.material
-            ));
+            )));
         }
         Ok(())
     }
@@ -651,10 +656,19 @@ fn trim(c: &mut Vec<Candidate>, keep: usize) {
 pub enum TheoryError {
     #[error(transparent)]
     Table(#[from] TableError),
-    #[error("{0}")]
-    Claim(String),
+    #[error(transparent)]
+    Claim(#[from] ClaimError),
     #[error("stopped before the count was done")]
     Stopped,
+}
+
+impl crate::tablebase::HasRemedy for TheoryError {
+    fn remedy(&self) -> Option<crate::tablebase::Remedy> {
+        match self {
+            TheoryError::Table(t) => t.remedy(),
+            _ => None,
+        }
+    }
 }
 
 /// Measures a claim over its table (which must be present and is checked in full first).
@@ -664,18 +678,18 @@ pub fn measure(
     request: &Request,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Report, TheoryError> {
-    claim.check_scope().map_err(TheoryError::Claim)?;
+    claim.check_scope()?;
     let table = tb.table(claim.material)?;
     table.check_all()?;
     if let Some((kind, _)) = request.heat
         && claim.material.side(Color::Red).count(kind) == 0
     {
-        return Err(TheoryError::Claim(format!(
+        return Err(TheoryError::Claim(ClaimError(format!(
             "{}: the stronger side has no {} for a heatmap; it can map {}",
             claim.material,
             kind_name(kind),
             heat_kinds_text(&claim.material)
-        )));
+        ))));
     }
     let acc = count(&table, claim, request, progress)?;
     report(claim, tb, &table, request, acc)
