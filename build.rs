@@ -1,10 +1,20 @@
 //! Fingerprints the library's source, so that files canju resumes or trusts across runs
 //! (a build's checkpoint, a table's move-limit flags) are only taken from the same code.
 //! The fingerprint is FNV-1a (64 bits) over the path and bytes of every file under `src/`
-//! except the command line's (`src/main.rs`, `src/cli/`), in path order.
+//! except the binary's front ends ([`FRONT_ENDS`]: the command line, the server and what
+//! they share), in path order.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+/// The binary's files and directories under `src/`: not the library's source.
+const FRONT_ENDS: [&str; 5] = [
+    "src/main.rs",
+    "src/cli",
+    "src/server",
+    "src/output.rs",
+    "src/remedy.rs",
+];
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
@@ -12,11 +22,12 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     };
     for e in entries.flatten() {
         let p = e.path();
+        if FRONT_ENDS.iter().any(|f| p == Path::new(f)) {
+            continue;
+        }
         if p.is_dir() {
-            if p != Path::new("src/cli") {
-                files(&p, out);
-            }
-        } else if p != Path::new("src/main.rs") {
+            files(&p, out);
+        } else {
             out.push(p);
         }
     }

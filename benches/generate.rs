@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo bench --bench generate`
 
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::Tablebase;
 use canju::tablebase::build::build;
 use canju::tablebase::generate::{Silent, solve};

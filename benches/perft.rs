@@ -3,7 +3,7 @@
 //! Run: `cargo bench --bench perft`
 
 use canju::Position;
-use canju::perft::perft;
+use canju::game::perft::perft;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn bench_perft(c: &mut Criterion) {

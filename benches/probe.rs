@@ -7,7 +7,7 @@
 //! Run: `cargo bench --bench probe`
 
 use canju::Position;
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::Tablebase;
 use canju::tablebase::build::build;
 use canju::tablebase::generate::Silent;

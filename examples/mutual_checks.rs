@@ -21,7 +21,7 @@
 use std::collections::{HashMap, HashSet};
 
 use canju::Color;
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::index::Layout;
 use canju::tablebase::probe::placement;
 use canju::tablebase::{Rules, Tablebase, Value};

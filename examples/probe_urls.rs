@@ -9,7 +9,7 @@
 //! Arguments: material, how many URLs (default 1000), port (default 8080), seed (default 1).
 
 use canju::Color;
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::index::Layout;
 use rand::{Rng, SeedableRng};
 

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::notation::{Notation, Style, format_move};
 use canju::puzzle::{self, Goal, Judge, Wanted};
 use canju::tablebase::build::build;

@@ -13,7 +13,7 @@
 //! let m = parse_move(&pos, "炮二平五").unwrap();
 //! assert_eq!(m.to_string(), "h2e2");
 //! assert_eq!(format_move(&pos, m, Notation::Wxf, Style::default()), "C2.5");
-//! assert_eq!(canju::perft::perft(&mut pos.clone(), 2), 1920);
+//! assert_eq!(canju::game::perft::perft(&mut pos.clone(), 2), 1920);
 //! ```
 //!
 //! Tables are built with [`tablebase::build::build`] and probed through
@@ -30,35 +30,28 @@
 
 #![warn(missing_docs)]
 
-/// A fingerprint of the library's source code (every file under `src/` but the command
-/// line's), made when it is compiled: what canju resumes or trusts across runs (a build's
+/// A fingerprint of the library's source code (every file under `src/` but the
+/// binary's front ends), made when it is compiled: what canju resumes or trusts across runs (a build's
 /// checkpoint, a table's move-limit flags) records it and is only taken back by a build of
 /// the same code.
 pub const SOURCE_FINGERPRINT: &str = env!("CANJU_SOURCE_FINGERPRINT");
 
-pub mod fen;
 pub mod files;
+pub mod game;
 pub mod main_job;
-pub mod material;
-pub mod movegen;
-pub mod moves;
-pub mod perft;
-pub mod piece;
-pub mod position;
-mod prefetch;
-pub mod square;
-pub mod tablebase;
-mod tables;
-
-pub use fen::{FenError, PositionError};
-pub use movegen::{Attackers, GameEnd, IllegalMove, Legality, UnmoveLegality};
-pub use moves::{Move, MoveList};
-pub use piece::{Color, Kind, Piece};
-pub use position::{Position, START_FEN, Setup};
-pub use square::{File, Rank, Square};
 pub mod notation;
+mod prefetch;
 pub mod puzzle;
 pub mod render;
 pub mod solver;
 pub mod system;
+pub mod tablebase;
 pub mod theory;
+
+pub use game::fen::FenError;
+pub use game::material::Material;
+pub use game::movegen::{Attackers, GameEnd, IllegalMove, Legality, UnmoveLegality};
+pub use game::moves::{Move, MoveList};
+pub use game::piece::{Color, Kind, Piece};
+pub use game::position::{Position, PositionError, START_FEN, Setup};
+pub use game::square::{File, Rank, Square};

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use crate::material::Material;
+use crate::game::material::Material;
 use crate::tablebase::Tablebase;
 use crate::tablebase::build::{self, Outcome, Report};
 use crate::tablebase::generate::Progress;

@@ -4,8 +4,9 @@
 
 use std::fmt::Display;
 
-use canju::tablebase::format::gen_command;
-use canju::tablebase::{HasRemedy, Remedy};
+use std::path::Path;
+
+use canju::tablebase::{HasRemedy, Remedy, Rules};
 
 /// An error's message with its remedy, on one line.
 pub fn message(e: &(impl Display + HasRemedy)) -> String {
@@ -31,5 +32,37 @@ fn remedy_text(r: &Remedy) -> String {
             gen_command(path)
         ),
         Remedy::Convert { path } => format!("; run `{}` to convert it", gen_command(path)),
+    }
+}
+
+/// The `canju gen` command that builds a table file where it is (`--dir` when the file is
+/// not in the default directory; `--rules none` for a table without the perpetual-check
+/// rule, asian being the command line's default).
+pub fn gen_command(path: &Path) -> String {
+    let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
+    let stem = name
+        .split('.')
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("MATERIAL");
+    let rules = rules_flag(if name.ends_with(".asian.ctb") {
+        Rules::Asian
+    } else {
+        Rules::None
+    });
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && dir != Path::new("tablebases") => {
+            format!("canju gen {stem} --dir {}{rules}", dir.display())
+        }
+        _ => format!("canju gen {stem}{rules}"),
+    }
+}
+
+/// The `--rules` argument a `canju` command needs for a rule set: none for asian, the
+/// command line's default.
+pub fn rules_flag(rules: Rules) -> &'static str {
+    match rules {
+        Rules::Asian => "",
+        Rules::None => " --rules none",
     }
 }

@@ -39,6 +39,20 @@ pub fn disk_free(dir: &Path) -> Option<u64> {
     (rc == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
 }
 
+/// A number of bytes in the unit that shows it best: `512 bytes`, `3.4 MB`, `1.2 GB`.
+pub fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if bytes < 1000 {
+        format!("{bytes} bytes")
+    } else if b < 1e6 {
+        format!("{:.1} KB", b / 1e3)
+    } else if b < 1e9 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.1} GB", b / 1e9)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

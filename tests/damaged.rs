@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::format::{self, TableError};
 use canju::tablebase::{Table, Tablebase, verify};
 use canju::{Color, Position};

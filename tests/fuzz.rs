@@ -9,7 +9,7 @@ mod common;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::notation::parse_move;
 use canju::tablebase::Table;
 use canju::{Kind, Position};

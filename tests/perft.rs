@@ -2,7 +2,7 @@
 //! Counts up to 20 million nodes run in the normal test run; the rest with `--ignored`.
 
 use canju::Position;
-use canju::perft::perft;
+use canju::game::perft::perft;
 
 const SHALLOW_LIMIT: u64 = 20_000_000;
 

@@ -5,8 +5,9 @@ mod common;
 
 use std::collections::HashSet;
 
+use canju::Position;
+use canju::game::fen;
 use canju::notation::{Notation, Style, format_move, parse_move, parse_move_as};
-use canju::{Position, fen};
 use proptest::prelude::*;
 
 fn check_fen_result(text: &str) {

@@ -152,7 +152,7 @@ fn every_shipped_puzzle_holds_under_perfect_play() {
     let [tb, asian] = [Rules::None, Rules::Asian].map(|r| {
         let tb = canju::tablebase::Tablebase::with_rules(&d, r);
         for sig in ["KNPKAABB", "KCAKAA", "KRKNAA", "KRKAABB"] {
-            let m: canju::material::Material = sig.parse().unwrap();
+            let m: canju::game::material::Material = sig.parse().unwrap();
             canju::tablebase::build::build(
                 m,
                 &tb,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use common::{TempDir, build_tables, canju, for_each_position};
 
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::diff::{compare, rule_line};
 use canju::tablebase::value::code;
 use canju::tablebase::{Rules, Tablebase, Value, verify};

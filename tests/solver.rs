@@ -314,7 +314,7 @@ fn solver_lengths(s: &Solution) -> Vec<(String, u32)> {
 
 /// Random legal positions of a material (either side to move).
 fn positions_of(material: &str, rng: &mut Rng, n: usize) -> Vec<Position> {
-    let m: canju::material::Material = material.parse().unwrap();
+    let m: canju::game::material::Material = material.parse().unwrap();
     let mut out = Vec::new();
     while out.len() < n {
         let turn = if rng.below(2) == 0 {

@@ -7,7 +7,7 @@ use common::{TempDir, build_into};
 
 use std::collections::HashMap;
 
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::build::build;
 use canju::tablebase::generate::Silent;
 use canju::tablebase::index::{Layout, MAX_PIECES};

@@ -4,8 +4,8 @@
 
 mod common;
 
-use canju::material::Material;
-use canju::piece::Color;
+use canju::game::material::Material;
+use canju::game::piece::Color;
 use canju::tablebase::far::{FarList, key};
 use canju::tablebase::{Rules, Table};
 use common::{TempDir, canju};

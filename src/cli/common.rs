@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use canju::Color;
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::system::peak_memory;
 use canju::tablebase::Tablebase;
 use canju::tablebase::build::{Outcome, Report, build};

@@ -470,7 +470,7 @@ pub fn print_json(value: &impl serde::Serialize) -> CliResult {
 pub fn position_arg(fen: &Option<OsString>) -> Result<Position, CliError> {
     match fen {
         None => Ok(Position::start()),
-        Some(text) => canju::fen::parse_bytes(text.as_encoded_bytes())
+        Some(text) => canju::game::fen::parse_bytes(text.as_encoded_bytes())
             .map_err(|e| CliError::input(format!("--fen: {e}"))),
     }
 }

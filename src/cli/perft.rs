@@ -18,14 +18,14 @@ pub fn run(fen: &Option<OsString>, depth: u32, divide: bool) -> CliResult {
     let mut pos = position_arg(fen)?;
     let start = Instant::now();
     let nodes = if divide && depth > 0 {
-        let split = canju::perft::divide(&mut pos, depth);
+        let split = canju::game::perft::divide(&mut pos, depth);
         for (m, n) in &split {
             outln!("{m}: {n}");
         }
         split.iter().map(|(_, n)| n).sum()
     } else {
         // at depth 0 the tree is the position alone: no move to divide by
-        canju::perft::perft(&mut pos, depth)
+        canju::game::perft::perft(&mut pos, depth)
     };
     let secs = start.elapsed().as_secs_f64();
     errln!(

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::tablebase::format::{Rules, file_name};
 
 use super::common::{material_arg, table_dir};

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use canju::Position;
-use canju::material::Material;
+use canju::game::material::Material;
 use canju::notation::{self, Notation, Style};
 use canju::system::peak_memory;
 use canju::tablebase::build::{self, Outcome, Report};

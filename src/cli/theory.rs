@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use canju::game::piece::{Color, Kind};
 use canju::notation::{self, Notation, Style};
-use canju::piece::{Color, Kind};
 use canju::tablebase::Tablebase;
 use canju::theory::{self, Claim, Counts, Lore, Report, Request};
 use canju::{Move, Position};
@@ -66,7 +66,7 @@ fn side_arg(text: &str) -> Result<Color, CliError> {
 /// `canju theory --list`: the sayings, with their material, claimed verdict and scope.
 pub fn list() -> CliResult {
     for s in theory::SAYINGS {
-        let m: canju::material::Material = s.material.parse().map_err(CliError::input)?;
+        let m: canju::game::material::Material = s.material.parse().map_err(CliError::input)?;
         outln!(
             "{}  {} ({})  lore: {} ({}), {}",
             s.text,

@@ -2,9 +2,9 @@
 //! Simplified and traditional characters; red numbers 一..九, black 1..9 (ASCII or
 //! full-width), each side counting files from its own right.
 
+use crate::game::piece::{Color, Kind, Piece};
 use crate::notation::describe::{Description, Direction, Selector};
 use crate::notation::{Reason, Style};
-use crate::piece::{Color, Kind, Piece};
 
 const CHINESE_NUMERALS: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 

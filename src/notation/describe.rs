@@ -2,11 +2,11 @@
 //! (kind and a selector: its file, or its place among like pieces on a file), which way
 //! and how far. Descriptions are matched against the moves of a position.
 
-use crate::moves::{Move, MoveList};
+use crate::game::moves::{Move, MoveList};
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::position::Position;
+use crate::game::square::{Rank, Square};
 use crate::notation::{Notation, Reason, parse_move_as, why_illegal};
-use crate::piece::{Color, Kind, Piece};
-use crate::position::Position;
-use crate::square::{Rank, Square};
 
 /// Which way a piece moves, from the mover's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +133,7 @@ pub(crate) fn facts(pos: &Position, m: Move) -> Facts {
         None
     };
     let lone_on_file_3 = piece.kind == Kind::Soldier
-        && crate::square::File::from_number(us, 3)
+        && crate::game::square::File::from_number(us, 3)
             .and_then(|f| Some(Square::from_coords(f, Rank::new(0)?)))
             .is_some_and(|s| count_on_file(pos, piece, s).0 == 1);
     Facts {
@@ -152,7 +152,7 @@ fn soldier_tandem_ordinal(pos: &Position, soldier: Piece, sq: Square) -> Option<
     let us = soldier.color;
     // the common case first, without lists: fewer than two files hold two soldiers
     let doubled = (0..9)
-        .filter_map(crate::square::File::new)
+        .filter_map(crate::game::square::File::new)
         .filter(|&f| {
             Rank::new(0)
                 .is_some_and(|r| count_on_file(pos, soldier, Square::from_coords(f, r)).0 >= 2)
@@ -163,7 +163,7 @@ fn soldier_tandem_ordinal(pos: &Position, soldier: Piece, sq: Square) -> Option<
     }
     let mut files: Vec<(u8, Vec<Rank>)> = (1..=9)
         .filter_map(|n| {
-            let file = crate::square::File::from_number(us, n)?;
+            let file = crate::game::square::File::from_number(us, n)?;
             let ranks = like_on_file(pos, soldier, Square::from_coords(file, Rank::new(0)?));
             (ranks.len() >= 2).then_some((n, ranks))
         })

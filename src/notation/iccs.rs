@@ -1,7 +1,7 @@
 //! ICCS / UCCI coordinates: `h2e2`, also `H2-E2`.
 
-use crate::moves::Move;
-use crate::square::Square;
+use crate::game::moves::Move;
+use crate::game::square::Square;
 
 /// Reads `h2e2` or `H2-E2` (any case). Legality is checked by the caller.
 pub(crate) fn parse(text: &str) -> Option<Move> {

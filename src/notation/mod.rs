@@ -14,9 +14,9 @@ mod wxf;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::moves::{Move, MoveList};
-use crate::piece::Color;
-use crate::position::Position;
+use crate::game::moves::{Move, MoveList};
+use crate::game::piece::Color;
+use crate::game::position::Position;
 
 pub use describe::{Description, Direction, Selector};
 

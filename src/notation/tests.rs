@@ -1,5 +1,5 @@
 use super::*;
-use crate::position::Position;
+use crate::game::position::Position;
 
 fn pos(fen: &str) -> Position {
     fen.parse().unwrap()

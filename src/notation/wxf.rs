@@ -1,9 +1,9 @@
 //! WXF notation: piece letter, file (or `+`/`-` for tandem pieces), direction
 //! (`+` forward, `-` back, `.` or `=` sideways), number. `C2.5`, `H8+7`, `R+.3`, `P3.4`, `3+.4`.
 
+use crate::game::piece::Kind;
 use crate::notation::Reason;
 use crate::notation::describe::{Description, Direction, Selector};
-use crate::piece::Kind;
 
 fn digit(c: char) -> Option<u8> {
     c.to_digit(10).filter(|&d| d >= 1).map(|d| d as u8)

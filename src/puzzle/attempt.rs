@@ -4,11 +4,11 @@
 //! answers; the rules of the attempt (what solves a puzzle, what fails it, what a hint
 //! reveals) live here alone.
 
-use crate::moves::Move;
+use crate::game::moves::Move;
+use crate::game::piece::{Color, Piece};
+use crate::game::position::Position;
+use crate::game::square::Square;
 use crate::notation::{self, Notation, Style};
-use crate::piece::{Color, Piece};
-use crate::position::Position;
-use crate::square::Square;
 
 use super::{Feedback, Judge, Puzzle, PuzzleError};
 

@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::moves::Move;
+use crate::game::moves::Move;
+use crate::game::position::Position;
 use crate::notation::{self, Notation, Style};
-use crate::position::Position;
 
 use super::attempt::AttemptError;
 use super::{Feedback, Judge, Puzzle};

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::files;
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::position::{Position, Setup};
+use crate::game::square::Square;
 use crate::notation::{self, Notation, Style};
-use crate::piece::{Color, Kind, Piece};
-use crate::position::{Position, Setup};
-use crate::square::Square;
 
 use super::{Entry, Goal, Judge, Puzzle, PuzzleError, load_str};
 
@@ -20,7 +20,7 @@ pub struct Game {
     pub title: Option<String>,
     pub source: Option<String>,
     pub position: Position,
-    pub moves: Vec<crate::moves::Move>,
+    pub moves: Vec<crate::game::moves::Move>,
     /// "1-0", "0-1", "1/2-1/2" when given.
     pub result: Option<String>,
 }
@@ -281,7 +281,7 @@ pub fn read_dhtmlxq(text: &str) -> (Vec<Game>, Vec<Rejected>) {
                 bad = Some(format!("move {}: a point off the board", j + 1));
                 break;
             };
-            let m = crate::moves::Move::new(from, to);
+            let m = crate::game::moves::Move::new(from, to);
             if !pos.is_legal(m) {
                 let text = m.to_string();
                 bad = Some(format!("move {} ({text}) is not legal", j + 1));

@@ -17,10 +17,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::moves::Move;
+use crate::game::moves::Move;
+use crate::game::piece::Color;
+use crate::game::position::Position;
 use crate::notation;
-use crate::piece::Color;
-use crate::position::Position;
 use crate::solver::{self, Options, SolveError};
 use crate::tablebase::index::MAX_PIECES;
 use crate::tablebase::{TableError, Tablebase, Value};
@@ -157,11 +157,11 @@ impl Puzzle {
     /// `tb`: a puzzle within table reach without a stipulation (long table wins) or with a
     /// draw goal. A win within a stipulation is the solver's, with tables only where they
     /// are already built.
-    pub fn table_to_build(&self, tb: &Tablebase) -> Option<crate::material::Material> {
+    pub fn table_to_build(&self, tb: &Tablebase) -> Option<crate::game::material::Material> {
         if !self.in_table_reach() || (self.goal.win && self.entry.moves.is_some()) {
             return None;
         }
-        let m = crate::material::Material::of(&self.position).canonical();
+        let m = crate::game::material::Material::of(&self.position).canonical();
         (!tb.path_of(&m).exists()).then_some(m)
     }
 
@@ -183,7 +183,7 @@ pub enum Wanted {
 /// as red (the caller flips colours for the other side). `None` after `tries` samples.
 pub fn pick(
     tb: &Tablebase,
-    material: crate::material::Material,
+    material: crate::game::material::Material,
     wanted: Wanted,
     rng: &mut impl rand::Rng,
     tries: u32,
@@ -191,7 +191,7 @@ pub fn pick(
     let table = tb.table(material.canonical())?;
     let layout = table.layout();
     let n = layout.pieces().len();
-    let mut squares = [crate::square::Square::new_unchecked(0); MAX_PIECES];
+    let mut squares = [crate::game::square::Square::new_unchecked(0); MAX_PIECES];
     let turn = match wanted {
         Wanted::Win { .. } => Color::Red,
         Wanted::HardDraw => Color::Black,

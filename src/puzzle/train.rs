@@ -3,8 +3,8 @@
 
 use rand::SeedableRng;
 
-use crate::material::Material;
-use crate::piece::Color;
+use crate::game::material::Material;
+use crate::game::piece::Color;
 use crate::tablebase::Tablebase;
 
 use super::{Judge, Puzzle, PuzzleError, Wanted, load_str, pick};

@@ -7,10 +7,10 @@
 
 use std::fmt::Write as _;
 
-use crate::moves::Move;
-use crate::piece::Color;
-use crate::position::Position;
-use crate::square::Square;
+use crate::game::moves::Move;
+use crate::game::piece::Color;
+use crate::game::position::Position;
+use crate::game::square::Square;
 
 /// What to draw besides the position.
 #[derive(Clone, Debug, Default)]

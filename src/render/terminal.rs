@@ -1,9 +1,9 @@
 //! The board as text for a terminal: Chinese characters (red in colour) with both sides'
 //! file numbers, or plain ASCII letters with ICCS coordinates.
 
-use crate::piece::Color;
-use crate::position::Position;
-use crate::square::{File, Rank, Square};
+use crate::game::piece::Color;
+use crate::game::position::Position;
+use crate::game::square::{File, Rank, Square};
 
 /// How to draw the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

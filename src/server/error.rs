@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use canju::fen::FenError;
+use canju::game::fen::FenError;
 use canju::puzzle::PuzzleError;
 use canju::puzzle::attempt::AttemptError;
 use canju::solver::SolveError;

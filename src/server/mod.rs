@@ -35,13 +35,14 @@ use canju::notation::{self, Notation, Style};
 use canju::puzzle::{Puzzle, listing};
 use canju::solver::report::SolveReport;
 use canju::solver::{self, Options};
-use canju::tablebase::format::gen_command;
 use canju::tablebase::index::MAX_PIECES;
 use canju::tablebase::report::{self, ProbeReport};
 use canju::tablebase::{Rules, Tablebase};
 use canju::theory::{self, Claim, Request};
 
 mod error;
+
+use crate::remedy::gen_command;
 
 use error::ApiError;
 pub use error::Error;

@@ -38,8 +38,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::moves::Move;
-use crate::position::Position;
+use crate::game::moves::Move;
+use crate::game::position::Position;
 use crate::tablebase::{TableError, Tablebase};
 use search::{Heuristics, Searcher, Shared, Stop};
 use tt::Tt;
@@ -150,7 +150,7 @@ pub enum SolveError {
     #[error("stopped before an answer")]
     Stopped,
     #[error("not a legal position: {0}'s general is in check with the other side to move")]
-    Illegal(crate::piece::Color),
+    Illegal(crate::game::piece::Color),
 }
 
 impl crate::tablebase::HasRemedy for SolveError {
@@ -221,7 +221,7 @@ impl Solver {
     pub fn mate_distance(
         &mut self,
         pos: &Position,
-        attacker: crate::piece::Color,
+        attacker: crate::game::piece::Color,
         max_plies: u32,
         options: &Options,
         tb: Option<&Tablebase>,
@@ -509,7 +509,7 @@ impl Passes {
 /// [`Options::checks_only`], mate by checks alone from here on.
 pub fn mate_distance(
     pos: &Position,
-    attacker: crate::piece::Color,
+    attacker: crate::game::piece::Color,
     max_plies: u32,
     options: &Options,
     tb: Option<&Tablebase>,
@@ -521,7 +521,7 @@ pub fn mate_distance(
 fn mate_distance_with(
     tt: &Tt,
     pos: &Position,
-    attacker: crate::piece::Color,
+    attacker: crate::game::piece::Color,
     max_plies: u32,
     options: &Options,
     tb: Option<&Tablebase>,
@@ -685,8 +685,8 @@ mod tests {
 
     #[test]
     fn an_illegal_position_is_refused() {
-        use crate::piece::{Color, Kind, Piece};
-        use crate::square::Square;
+        use crate::game::piece::{Color, Kind, Piece};
+        use crate::game::square::Square;
         // black to move, and red's general stands in the black chariot's line (a FEN is
         // refused for that; a placement put together by hand is not)
         let mut pos = Position::scratch();

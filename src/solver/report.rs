@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use crate::moves::Move;
+use crate::game::moves::Move;
+use crate::game::position::Position;
 use crate::notation::{self, Notation, Style};
-use crate::position::Position;
 use crate::tablebase::Rules;
 
 use super::{Solution, Verdict};

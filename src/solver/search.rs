@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::R
 use std::time::Instant;
 
 use super::tt::{Bounds, Tt};
-use crate::material::Material;
-use crate::movegen::squares_of;
-use crate::moves::{Move, MoveList};
-use crate::piece::{Color, Kind};
-use crate::position::Position;
-use crate::square::Square;
+use crate::game::material::Material;
+use crate::game::movegen::squares_of;
+use crate::game::moves::{Move, MoveList};
+use crate::game::piece::{Color, Kind};
+use crate::game::position::Position;
+use crate::game::square::Square;
 use crate::tablebase::index::MAX_PIECES;
 use crate::tablebase::probe::placement;
 use crate::tablebase::{Table, TableError, Tablebase, Value};
@@ -41,9 +41,9 @@ pub struct Shared<'a> {
     /// The kinds of piece the attacker has at the root: a superset of what it has at any
     /// node, since pieces are only ever taken (a test of whether the defender's general
     /// is attacked by kinds the attacker no longer has finds nothing, as it should).
-    pub attacker_kinds: crate::movegen::Attackers,
+    pub attacker_kinds: crate::game::movegen::Attackers,
     /// The same of the defender's.
-    pub defender_kinds: crate::movegen::Attackers,
+    pub defender_kinds: crate::game::movegen::Attackers,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
     pub max_nodes: Option<u64>,
@@ -205,7 +205,7 @@ impl<'a> Searcher<'a> {
     /// What tests the legality of the side to move's moves, against the kinds of piece the
     /// other side had at the root (a superset of what it has: pieces are only taken).
     #[inline]
-    fn legality(&self, pos: &Position) -> crate::movegen::Legality {
+    fn legality(&self, pos: &Position) -> crate::game::movegen::Legality {
         pos.legality_against(if pos.turn() == self.shared.attacker {
             self.shared.defender_kinds
         } else {
@@ -385,7 +385,7 @@ impl<'a> Searcher<'a> {
         // (sensitive to every kind of piece and to the other general, whatever the
         // attacker has: its general may come to the file a witness would leave)
         let general = pos.general(pos.turn());
-        let sensitive = crate::movegen::sensitive_points_of(general);
+        let sensitive = crate::game::movegen::sensitive_points_of(general);
         let mut witnesses = if self.shared.checks_only {
             // (连将杀: only a check may end it, so no stalemate is looked for)
             Witnesses::stalemate_not_sought()
@@ -707,7 +707,7 @@ fn footprint(kind: Kind, m: Move) -> u128 {
             ends | 1u128 << leg
         }
         Kind::Elephant => ends | 1u128 << ((a + b) / 2),
-        Kind::Chariot | Kind::Cannon => ends | crate::movegen::between(a, b),
+        Kind::Chariot | Kind::Cannon => ends | crate::game::movegen::between(a, b),
         // one step
         _ => ends,
     }
@@ -733,7 +733,7 @@ static NEAR: [u128; 90] = {
     t
 };
 
-/// The nearest occupied point of a half-line from [`crate::tables::RAYS`] (north and east
+/// The nearest occupied point of a half-line from [`crate::game::attacks::RAYS`] (north and east
 /// count up from their point, south and west down).
 #[inline(always)]
 fn nearest(dir: usize, bits: u128) -> u128 {
@@ -777,7 +777,7 @@ fn before(dir: usize, ray: u128, p: u128) -> u128 {
 ///
 /// (Opening the file between the generals is not a legal move, so it needs no test.)
 fn check_candidates(pos: &Position, list: &mut MoveList) -> usize {
-    use crate::tables::{HORSE_ATTACKS, RAYS, SOLDIER_REACH};
+    use crate::game::attacks::{HORSE_ATTACKS, RAYS, SOLDIER_REACH};
     let us = pos.turn();
     let g = pos.general(!us).index();
     let occupied = pos.occupancy();
@@ -885,7 +885,7 @@ fn moves_touching(pos: &Position, points: u128, list: &mut MoveList) {
         // (a piece that cannot reach any of the points is passed over without working
         // out what it reaches)
         let reach = match pos.board[i].map(|p| p.kind) {
-            Some(Kind::Chariot | Kind::Cannon) => crate::movegen::lines_of(i),
+            Some(Kind::Chariot | Kind::Cannon) => crate::game::movegen::lines_of(i),
             _ => NEAR[i],
         };
         if reach & points == 0 {
@@ -925,9 +925,9 @@ impl CheckFilter {
     fn new(pos: &Position) -> CheckFilter {
         let us = pos.turn();
         let g = pos.general(!us).index();
-        let horse_sources = crate::tables::HORSE_ATTACKS.origins[g];
-        let horse_zone = crate::movegen::horse_zone_of(g);
-        let rays = crate::tables::RAYS[g];
+        let horse_sources = crate::game::attacks::HORSE_ATTACKS.origins[g];
+        let horse_zone = crate::game::movegen::horse_zone_of(g);
+        let rays = crate::game::attacks::RAYS[g];
         let lines = rays[0] | rays[1] | rays[2] | rays[3];
         // the mover's chariots and cannons on the half-lines and horses where horses check
         // from: only those count below
@@ -1127,7 +1127,10 @@ impl Witnesses {
             null.pseudo_moves_from(general, &mut list);
             for &m in list.iter() {
                 if legality.move_is_legal(null, m) {
-                    w.push(crate::movegen::sensitive_points_of(m.to()) | 1u128 << general.index());
+                    w.push(
+                        crate::game::movegen::sensitive_points_of(m.to())
+                            | 1u128 << general.index(),
+                    );
                     w.steps |= 1u128 << m.to().index();
                 }
             }
@@ -1288,7 +1291,7 @@ mod tests {
             ]
             .map(String::from),
         );
-        let mut next = crate::movegen::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = crate::game::movegen::xorshift(0x2545_f491_4f6c_dd1d);
         let mut out = Vec::new();
         for fen in &starts {
             for _ in 0..12 {
@@ -1331,7 +1334,7 @@ mod tests {
             if pos.is_check() {
                 continue;
             }
-            let sensitive = crate::movegen::sensitive_points_of(pos.general(pos.turn()));
+            let sensitive = crate::game::movegen::sensitive_points_of(pos.general(pos.turn()));
             if let Some(moves) = last {
                 tried += 1;
                 if let Some(w) = Witnesses::still_spare(&pos, sensitive, moves) {
@@ -1366,7 +1369,7 @@ mod tests {
             if pos.is_check() {
                 continue;
             }
-            let sensitive = crate::movegen::sensitive_points_of(pos.general(pos.turn()));
+            let sensitive = crate::game::movegen::sensitive_points_of(pos.general(pos.turn()));
             let fresh = Witnesses::of(&pos, sensitive).robust;
             let again = last.filter(|&moves| {
                 tried += 1;
@@ -1421,8 +1424,8 @@ mod tests {
             // (the mate-in-one test asks the side to move, whichever it is, and its kinds of
             // piece may be any superset of what it has: here every kind)
             attacker: Color::Red,
-            attacker_kinds: crate::movegen::Attackers::ALL,
-            defender_kinds: crate::movegen::Attackers::ALL,
+            attacker_kinds: crate::game::movegen::Attackers::ALL,
+            defender_kinds: crate::game::movegen::Attackers::ALL,
             stop: &stop,
             deadline: None,
             max_nodes: None,

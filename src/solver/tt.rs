@@ -17,8 +17,8 @@ use std::sync::atomic::{
     AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
 };
 
-use crate::moves::Move;
-use crate::square::Square;
+use crate::game::moves::Move;
+use crate::game::square::Square;
 
 /// `hi` when no mate is known.
 pub const UNKNOWN_HI: u8 = u8::MAX;

@@ -3,11 +3,12 @@
 
 use std::time::Instant;
 
-use super::format::{Header, Rules, TableError, legacy, write_with_far};
+use super::error::{Shortfall, TableError};
+use super::format::{Header, Rules, legacy, write_with_far};
 use super::generate::{Checkpoints, Progress, solve_resumable};
 use super::index::MAX_PIECES;
 use super::probe::Tablebase;
-use crate::material::Material;
+use crate::game::material::Material;
 
 /// What happened to one table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,31 +138,6 @@ pub fn requirements_of(list: &[Material], tb: &Tablebase) -> Result<Requirements
     Ok(r)
 }
 
-/// Why a build does not fit this machine, with the numbers.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Shortfall {
-    /// The largest table's arrays need more memory than is available.
-    #[error("{material} needs about {} of memory at its peak, and {} is available", size(*need), size(*available))]
-    Memory {
-        /// The table with the largest peak.
-        material: Material,
-        /// Its peak, in bytes.
-        need: u64,
-        /// Memory available, in bytes.
-        available: u64,
-    },
-    /// The files to write need more disk than is free.
-    #[error("the {tables} tables to build take about {} on disk, and {} is free", size(*need), size(*free))]
-    Disk {
-        /// Tables to build.
-        tables: usize,
-        /// Bytes they take, at most.
-        need: u64,
-        /// Bytes free.
-        free: u64,
-    },
-}
-
 impl Requirements {
     /// Whether the build fits the memory and the free disk given (in bytes): the largest
     /// table's arrays must fit in memory, and every file, with room for the temporary copy
@@ -211,19 +187,7 @@ fn fits_here(name: &str, r: Requirements, tb: &Tablebase) -> Result<(), TableErr
     })
 }
 
-/// A number of bytes in the unit that shows it best: `512 bytes`, `3.4 MB`, `1.2 GB`.
-pub fn size(bytes: u64) -> String {
-    let b = bytes as f64;
-    if bytes < 1000 {
-        format!("{bytes} bytes")
-    } else if b < 1e6 {
-        format!("{:.1} KB", b / 1e3)
-    } else if b < 1e9 {
-        format!("{:.1} MB", b / 1e6)
-    } else {
-        format!("{:.1} GB", b / 1e9)
-    }
-}
+pub use crate::system::size;
 
 /// Refuses, before any work, a material with more pieces than a table holds (its smaller
 /// sub-tables would otherwise be built first, for nothing).

@@ -7,8 +7,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::index::{Layout, MAX_PIECES};
-use crate::material::{Material, Side};
-use crate::piece::Kind;
+use crate::game::material::{Material, Side};
+use crate::game::piece::Kind;
 
 /// The attacking kinds, in signature order.
 const ATTACKERS: [Kind; 4] = [Kind::Chariot, Kind::Horse, Kind::Cannon, Kind::Soldier];

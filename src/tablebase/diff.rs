@@ -8,9 +8,9 @@ use super::index;
 use super::probe::Table;
 use super::probe::Tablebase;
 use super::value::code;
-use crate::moves::Move;
-use crate::piece::Color;
-use crate::position::Position;
+use crate::game::moves::Move;
+use crate::game::piece::Color;
+use crate::game::position::Position;
 
 /// Counts for one side to move, mirror images counted separately.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! written in format 3 (format 2 with the list after the body, see
 //! [`crate::tablebase::format`]); a table without one stays format 2, byte for byte.
 
-use crate::piece::Color;
+use crate::game::piece::Color;
 
 /// Bytes of one entry of the stored list: u64 LE key, u32 LE plies.
 pub const ENTRY_BYTES: usize = 12;

@@ -35,95 +35,21 @@
 //! the whole body, header unchecked) are recognised and converted by `canju gen`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 
+pub use super::error::{TableError, io_message};
 use super::far::{self, FarList};
-use crate::material::Material;
+pub use super::rules::{ParseRulesError, Rules, file_name};
+use crate::game::material::Material;
 
+/// The first bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"CANJUTB\0";
+/// The format canju writes (tables whose distances all fit a byte).
 pub const FORMAT_VERSION: u32 = 2;
 /// The format of wide tables: [`FORMAT_VERSION`] with a far list after the body.
 pub const FORMAT_WIDE: u32 = 3;
-/// The rule set a table is built with. Under both, stalemate loses, the generals may not
-/// face each other and there is no move limit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Rules {
-    /// Endless play is a draw: no repetition rulings (`baseline` in the header, `none` on
-    /// the command line).
-    #[default]
-    None,
-    /// The perpetual-check rule of the Asian (AXF) and Chinese (CXA) rules: the side that
-    /// checks on every move of an endless game loses, unless the other side also checks on
-    /// every move (解将还将, a draw); one check and one idle move (一将一闲) is allowed.
-    /// Every other endless game is a draw.
-    Asian,
-}
-
-impl Rules {
-    pub const ALL: [Rules; 2] = [Rules::None, Rules::Asian];
-
-    /// The name written in table headers.
-    pub fn header_name(self) -> &'static str {
-        match self {
-            Rules::None => "baseline",
-            Rules::Asian => "asian",
-        }
-    }
-
-    /// The rule set a header names.
-    pub fn from_header(name: &str) -> Option<Rules> {
-        Rules::ALL.into_iter().find(|r| r.header_name() == name)
-    }
-
-    /// The name on the command line and in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rules::None => "none",
-            Rules::Asian => "asian",
-        }
-    }
-
-    /// What the rule set means, in a few words.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Rules::None => "none: endless play is a draw",
-            Rules::Asian => "asian: perpetual check (长将) loses",
-        }
-    }
-}
-
-/// A rule set is written as its name (`asian`, `none`).
-impl serde::Serialize for Rules {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl std::fmt::Display for Rules {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A text that names no rule set.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown rule set '{0}': use none (endless play is a draw) or asian (perpetual check loses)"
-)]
-pub struct ParseRulesError(pub String);
-
-impl std::str::FromStr for Rules {
-    type Err = ParseRulesError;
-    fn from_str(s: &str) -> Result<Rules, ParseRulesError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "none" | "baseline" => Ok(Rules::None),
-            "asian" | "axf" => Ok(Rules::Asian),
-            _ => Err(ParseRulesError(s.to_string())),
-        }
-    }
-}
 /// Entries per body block of the tables canju writes: small enough that a probe of a
 /// block not in the cache decompresses it in about 4 µs (files of earlier versions have
 /// 65,536 and are read as they are).
@@ -213,250 +139,11 @@ pub struct BlockRef {
     pub checksum: u32,
 }
 
-/// What is wrong with a table file or directory.
-#[derive(Debug, thiserror::Error)]
-pub enum TableError {
-    /// Reading or writing a file failed; the cause is kept as the error's source.
-    #[error("{path}: {}", io_message(source))]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// A build that cannot fit this machine's memory or disk.
-    #[error("{what} cannot be built here: {shortfall}")]
-    DoesNotFit {
-        /// The material, class or list asked for.
-        what: String,
-        /// What is short, with the numbers.
-        #[source]
-        shortfall: super::build::Shortfall,
-    },
-    #[error("{path}: not a canju table (bad magic)")]
-    NotATable { path: PathBuf },
-    #[error("{path}: {kind}, not a table file")]
-    NotAFile { path: PathBuf, kind: &'static str },
-    #[error("{path}: truncated or padded: {actual} bytes, expected {expected}")]
-    Size {
-        path: PathBuf,
-        actual: u64,
-        expected: u64,
-    },
-    #[error("{path}: damaged header ({reason})")]
-    Header { path: PathBuf, reason: String },
-    #[error("{path}: {what} is {found}, this canju reads {expected}")]
-    Mismatch {
-        path: PathBuf,
-        what: &'static str,
-        found: String,
-        expected: String,
-    },
-    #[error("{path}: table format {found} from an older canju (this one reads {FORMAT_VERSION})")]
-    OldFormat { path: PathBuf, found: u32 },
-    #[error(
-        "{path}: block {block} ({side} to move, entries {first}..={last}) is damaged (checksum mismatch)"
-    )]
-    Block {
-        path: PathBuf,
-        block: u64,
-        side: &'static str,
-        first: u64,
-        last: u64,
-    },
-    #[error("{path}: corrupted entry {index} (code {code})")]
-    Entry { path: PathBuf, index: u64, code: u8 },
-    #[error("no {material} table{rules} in {dir}{place}", rules = if *rules == Rules::None { " without the perpetual-check rule (rules none)" } else { "" }, place = dir_state.note(dir))]
-    Missing {
-        material: String,
-        dir: PathBuf,
-        rules: Rules,
-        /// What the directory is: a missing table in a missing directory says so.
-        dir_state: DirState,
-    },
-    /// `build_without_deps`: a table a capture leads into is not built.
-    #[error("{material} needs the table of {sub} ({}), which is not in {}", sub.chinese(), dir.display())]
-    MissingSubTable {
-        material: Material,
-        sub: Material,
-        dir: PathBuf,
-        rules: Rules,
-    },
-    #[error("{0}")]
-    Unsupported(String),
-}
-
-/// What a table directory is, for a table missing from it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DirState {
-    /// A directory: only the table is missing.
-    Present,
-    /// Something that is not a directory.
-    NotADirectory,
-    /// Nothing.
-    Absent,
-}
-
-impl DirState {
-    /// What `dir` is now.
-    pub fn of(dir: &Path) -> DirState {
-        if dir.is_dir() {
-            DirState::Present
-        } else if dir.exists() {
-            DirState::NotADirectory
-        } else {
-            DirState::Absent
-        }
-    }
-
-    fn note(self, dir: &Path) -> String {
-        match self {
-            DirState::Present => String::new(),
-            DirState::NotADirectory => format!(" ({} is not a directory)", dir.display()),
-            DirState::Absent => format!(" (the directory {} does not exist)", dir.display()),
-        }
-    }
-}
-
-/// What fixes a table error: data for a front end to put in its own words (the command
-/// line names a `canju gen` command; see [`gen_command`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Remedy {
-    /// Build the table whose file would be at `path`.
-    Build {
-        /// The table file's path.
-        path: PathBuf,
-    },
-    /// Build this table alone first (its own captures' tables present).
-    BuildAlone {
-        /// The table's file.
-        path: PathBuf,
-    },
-    /// Delete the damaged file and build it again.
-    Rebuild {
-        /// The damaged file.
-        path: PathBuf,
-    },
-    /// Rewrite a table of an older format in this one (building it converts it).
-    Convert {
-        /// The old file.
-        path: PathBuf,
-    },
-}
-
-/// An error that may have a [`Remedy`]: a table error, or an error that carries one.
-pub trait HasRemedy {
-    /// What fixes this error, when something the user can run does.
-    fn remedy(&self) -> Option<Remedy>;
-}
-
-impl HasRemedy for TableError {
-    fn remedy(&self) -> Option<Remedy> {
-        match self {
-            TableError::Size { path, .. }
-            | TableError::Header { path, .. }
-            | TableError::Block { path, .. }
-            | TableError::Entry { path, .. } => Some(Remedy::Rebuild { path: path.clone() }),
-            TableError::OldFormat { path, .. } => Some(Remedy::Convert { path: path.clone() }),
-            TableError::Missing {
-                material,
-                dir,
-                rules,
-                ..
-            } => Some(Remedy::Build {
-                path: dir.join(file_name_of(material, *rules)),
-            }),
-            TableError::MissingSubTable {
-                sub, dir, rules, ..
-            } => Some(Remedy::BuildAlone {
-                path: dir.join(file_name(sub, *rules)),
-            }),
-            _ => None,
-        }
-    }
-}
-
-impl TableError {
-    /// An I/O error on a path (shown in plain words, kept as the source).
-    pub fn io(path: &Path, e: std::io::Error) -> TableError {
-        TableError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        }
-    }
-}
-
-/// An I/O error in plain words, without the OS error number.
-pub fn io_message(e: &std::io::Error) -> String {
-    use std::io::ErrorKind::*;
-    match e.kind() {
-        NotFound => "does not exist".into(),
-        PermissionDenied => "permission denied".into(),
-        AlreadyExists => "already exists".into(),
-        StorageFull => "no space left on the device".into(),
-        NotADirectory => "a path component is not a directory".into(),
-        IsADirectory => "is a directory".into(),
-        ReadOnlyFilesystem => "read-only file system".into(),
-        _ => {
-            let s = e.to_string();
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_string(),
-                None => s,
-            }
-        }
-    }
-}
-
-/// The `canju gen` command that builds a table file where it is (`--dir` when the file is
-/// not in the default directory; `--rules none` for a table without the perpetual-check
-/// rule, asian being the command line's default).
-pub fn gen_command(path: &Path) -> String {
-    let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
-    let stem = name
-        .split('.')
-        .next()
-        .filter(|s| !s.is_empty())
-        .unwrap_or("MATERIAL");
-    let rules = rules_flag(if name.ends_with(".asian.ctb") {
-        Rules::Asian
-    } else {
-        Rules::None
-    });
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && dir != Path::new("tablebases") => {
-            format!("canju gen {stem} --dir {}{rules}", dir.display())
-        }
-        _ => format!("canju gen {stem}{rules}"),
-    }
-}
-
-/// The `--rules` argument a `canju` command needs for a rule set: none for asian, the
-/// command line's default.
-pub fn rules_flag(rules: Rules) -> &'static str {
-    match rules {
-        Rules::Asian => "",
-        Rules::None => " --rules none",
-    }
-}
-
-/// [`file_name`] for a material given by name.
-fn file_name_of(material: &str, rules: Rules) -> String {
-    match rules {
-        Rules::None => format!("{material}.ctb"),
-        Rules::Asian => format!("{material}.asian.ctb"),
-    }
-}
-
 fn bincode_config() -> impl bincode::config::Config {
     bincode::config::standard()
         .with_little_endian()
         .with_fixed_int_encoding()
         .with_limit::<MAX_HEADER>()
-}
-
-/// The file name of a table: `KNPKAABB.ctb` without repetition rulings,
-/// `KNPKAABB.asian.ctb` with the perpetual-check rule, so both can share a directory.
-pub fn file_name(material: &Material, rules: Rules) -> String {
-    file_name_of(&material.to_string(), rules)
 }
 
 fn align(n: usize) -> usize {
@@ -677,6 +364,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
             return Err(TableError::OldFormat {
                 path: p(),
                 found: 1,
+                reads: FORMAT_VERSION,
             });
         }
         if version != FORMAT_VERSION && version != FORMAT_WIDE {

@@ -37,12 +37,12 @@ use super::format::{Header, Rules, SideStats, TableError};
 use super::index::{self, Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::code;
-use crate::material::Material;
-use crate::movegen::{Attackers, Legality};
-use crate::moves::{Move, MoveList};
-use crate::piece::{Color, Piece};
-use crate::position::Position;
-use crate::square::Square;
+use crate::game::material::Material;
+use crate::game::movegen::{Attackers, Legality};
+use crate::game::moves::{Move, MoveList};
+use crate::game::piece::{Color, Piece};
+use crate::game::position::Position;
+use crate::game::square::Square;
 
 /// Generation-only codes above the stored range: `COUNT + c` = undecided, c quiet moves not
 /// yet known to lose for the mover; `UNCOUNTED` = undecided, can still lose, quiet moves
@@ -111,7 +111,9 @@ pub struct Solved {
     pub far: super::far::FarList,
 }
 
-struct Solver<'a> {
+/// The retrograde solver of one table: its layout, the sub-tables captures lead into, and
+/// the arrays of the passes over the index.
+struct Retrograde<'a> {
     layout: Layout,
     pieces: Vec<Piece>,
     black_general: usize,
@@ -148,7 +150,7 @@ struct Solver<'a> {
 struct Scratch {
     pos: Position,
     squares: Squares,
-    /// Whether `pos` holds the placement in `squares` as [`Solver::set_up`] decoded it
+    /// Whether `pos` holds the placement in `squares` as [`Retrograde::set_up`] decoded it
     /// last, with `decode` reusing it: then the next set-up moves only what changed.
     placed: bool,
     decode: index::DecodeCache,
@@ -273,7 +275,7 @@ fn with_solver<R>(
     tb: &Tablebase,
     red: &mut [u8],
     black: &mut [u8],
-    f: impl FnOnce(&Solver) -> Result<R, TableError>,
+    f: impl FnOnce(&Retrograde) -> Result<R, TableError>,
 ) -> Result<R, TableError> {
     let layout = Layout::new(material).ok_or_else(|| {
         TableError::Unsupported(format!("{material}: more than {MAX_PIECES} pieces"))
@@ -282,7 +284,7 @@ fn with_solver<R>(
     let black_general = layout.black_general_slot();
     let mut captures = Vec::new();
     for (j, p) in pieces.iter().enumerate() {
-        if p.kind == crate::piece::Kind::General {
+        if p.kind == crate::game::piece::Kind::General {
             captures.push(None);
             continue;
         }
@@ -321,7 +323,7 @@ fn with_solver<R>(
     let frontier_black = Bits::new(size.div_ceil(GROUP) as u64);
     let next_red = Bits::new(size.div_ceil(GROUP) as u64);
     let next_black = Bits::new(size.div_ceil(GROUP) as u64);
-    let solver = Solver {
+    let solver = Retrograde {
         layout,
         pieces,
         black_general,
@@ -363,7 +365,7 @@ fn wide_from() -> u32 {
         .map_or(code::FAR_FROM, |n| n.clamp(2, code::FAR_FROM))
 }
 
-impl Solver<'_> {
+impl Retrograde<'_> {
     fn fail(&self, e: TableError) {
         self.failed.store(true, Relaxed);
         let mut f = self.failure.lock().expect("lock");
@@ -664,13 +666,13 @@ impl Solver<'_> {
 
     /// The code, for the side to move after it, of the position a capture leads to, as
     /// the mate search sees it: a verdict by rule is a draw there.
-    fn capture_code(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
+    fn capture_code(&self, s: &Scratch, m: crate::game::moves::Move) -> u8 {
         self.capture_entry(s, m).0
     }
 
-    /// [`Solver::capture_code`] with the distance of a decided code (from the sub-table's
+    /// [`Retrograde::capture_code`] with the distance of a decided code (from the sub-table's
     /// far list when it is wide; 0 when not decided).
-    fn capture_entry(&self, s: &Scratch, m: crate::moves::Move) -> (u8, u32) {
+    fn capture_entry(&self, s: &Scratch, m: crate::game::moves::Move) -> (u8, u32) {
         let (c, p) = self.capture_entry_with_rule(s, m);
         if code::is_rule(c) {
             (code::DRAW, 0)
@@ -681,12 +683,12 @@ impl Solver<'_> {
 
     /// The stored code, for the side to move after it, of the position a capture leads
     /// to, verdicts by rule included.
-    fn capture_code_with_rule(&self, s: &Scratch, m: crate::moves::Move) -> u8 {
+    fn capture_code_with_rule(&self, s: &Scratch, m: crate::game::moves::Move) -> u8 {
         self.capture_entry_with_rule(s, m).0
     }
 
-    /// [`Solver::capture_code_with_rule`] with the distance of a decided code.
-    fn capture_entry_with_rule(&self, s: &Scratch, m: crate::moves::Move) -> (u8, u32) {
+    /// [`Retrograde::capture_code_with_rule`] with the distance of a decided code.
+    fn capture_entry_with_rule(&self, s: &Scratch, m: crate::game::moves::Move) -> (u8, u32) {
         let n = self.pieces.len();
         let squares = &s.squares[..n];
         let captured = squares
@@ -823,7 +825,7 @@ impl Solver<'_> {
         }
     }
 
-    /// The predecessor events of `child` (see [`Solver::for_each_parent`]) in the scratch
+    /// The predecessor events of `child` (see [`Retrograde::for_each_parent`]) in the scratch
     /// list, their cells already on their way into the cache, and their un-moves in
     /// `s.unmoves` (the position in `s` stays the child's). Hand the list back to
     /// `s.parents` when done with it.
@@ -998,7 +1000,7 @@ impl Solver<'_> {
         }
     }
 
-    /// The predecessors [`Solver::for_each_parent`] finds by un-move `u` of the piece in
+    /// The predecessors [`Retrograde::for_each_parent`] finds by un-move `u` of the piece in
     /// `slot`.
     #[inline(always)]
     fn parents_by(

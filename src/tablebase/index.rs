@@ -10,9 +10,9 @@
 
 use strength_reduce::StrengthReducedU64;
 
-use crate::material::Material;
-use crate::piece::{Color, Kind, Piece};
-use crate::square::Square;
+use crate::game::material::Material;
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::square::Square;
 
 /// Version of this index scheme, recorded in every table header.
 pub const INDEX_SCHEME: u32 = 1;
@@ -415,10 +415,10 @@ impl Layout {
 
     /// The position of an entry with `turn` to move (generals in canonical orientation),
     /// or `None` when two pieces would share a point.
-    pub fn position(&self, index: u64, turn: Color) -> Option<crate::position::Position> {
+    pub fn position(&self, index: u64, turn: Color) -> Option<crate::game::position::Position> {
         let mut sq: Squares = [Square::new(0)?; MAX_PIECES];
         self.squares(index, &mut sq)?;
-        let mut pos = crate::position::Position::scratch();
+        let mut pos = crate::game::position::Position::scratch();
         let n = self.pieces.len();
         pos.set_placement(&self.pieces, &sq[..n], turn);
         Some(pos)

@@ -103,7 +103,10 @@ fn parse(table: &Table, bytes: &[u8]) -> Option<ConversionFlags> {
 /// capture or mate. A mate distance within the limit answers at once (the count to the
 /// next capture or mate is never longer); otherwise the table's flags are read, computed
 /// first when missing.
-pub fn over_limit(tb: &Tablebase, pos: &crate::position::Position) -> Result<bool, TableError> {
+pub fn over_limit(
+    tb: &Tablebase,
+    pos: &crate::game::position::Position,
+) -> Result<bool, TableError> {
     let value = tb.probe(pos)?;
     if value.plies().is_none_or(|n| n <= MOVE_LIMIT_PLIES) {
         return Ok(false);

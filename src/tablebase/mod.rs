@@ -5,6 +5,7 @@ mod bits;
 pub mod build;
 pub mod class;
 pub mod diff;
+mod error;
 pub mod far;
 pub mod format;
 pub mod generate;
@@ -13,11 +14,13 @@ pub mod limit;
 pub mod plan;
 pub mod probe;
 pub mod report;
+pub mod rules;
 pub mod stats;
 pub mod value;
 pub mod verify;
 
-pub use format::{HasRemedy, Header, Remedy, Rules, SideStats, TableError};
+pub use error::{DirState, HasRemedy, Remedy, Shortfall, TableError, io_message};
+pub use format::{Header, Rules, SideStats};
 pub use probe::{RankedMove, Table, Tablebase};
 pub use value::Value;
 

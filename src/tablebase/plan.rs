@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use crate::material::Material;
-use crate::piece::{Color, Kind};
+use crate::game::material::Material;
+use crate::game::piece::{Color, Kind};
 
 use super::Tablebase;
 use super::class;

@@ -16,11 +16,11 @@ use super::far::FarList;
 use super::format::{self, BlockRef, Header, Rules, TableError};
 use super::index::{Layout, MAX_PIECES, Squares};
 use super::value::{Value, code, value_of_code};
-use crate::material::Material;
-use crate::moves::Move;
-use crate::piece::{Color, Kind, Piece};
-use crate::position::Position;
-use crate::square::Square;
+use crate::game::material::Material;
+use crate::game::moves::Move;
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::position::Position;
+use crate::game::square::Square;
 
 /// One table file, mapped read-only. Every block of the body is checked against its
 /// checksum the first time it is read; a damaged block is an error naming the file and the
@@ -782,7 +782,7 @@ impl Tablebase {
                 material: material.to_string(),
                 dir: self.dir.clone(),
                 rules: self.rules,
-                dir_state: format::DirState::of(&self.dir),
+                dir_state: super::DirState::of(&self.dir),
             });
         }
         let table = Arc::new(Table::open_with_cache(&path, material, self.cache_mb)?);

@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::material::Material;
+use crate::game::material::Material;
+use crate::game::piece::Color;
+use crate::game::position::Position;
 use crate::notation::{self, Notation, Style};
-use crate::piece::Color;
-use crate::position::Position;
 
 use super::format::Rules;
 use super::index::Layout;

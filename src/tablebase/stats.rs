@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::index::{self, Layout, MAX_PIECES, Squares};
-use crate::piece::Color;
-use crate::position::Position;
-use crate::square::Square;
+use crate::game::piece::Color;
+use crate::game::position::Position;
+use crate::game::square::Square;
 
 /// Legal positions for red to move and for black to move, mirror images counted
 /// separately.

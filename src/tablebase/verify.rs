@@ -22,11 +22,11 @@ use super::format::{Rules, TableError};
 use super::index::{Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::{Value, code, value_of_code};
-use crate::movegen::Attackers;
-use crate::moves::{Move, MoveList};
-use crate::piece::Color;
-use crate::position::Position;
-use crate::square::Square;
+use crate::game::movegen::Attackers;
+use crate::game::moves::{Move, MoveList};
+use crate::game::piece::Color;
+use crate::game::position::Position;
+use crate::game::square::Square;
 
 /// What a verification found wrong.
 #[derive(Debug, thiserror::Error)]
@@ -66,9 +66,10 @@ pub fn verify(
     table.load_all()?;
     // the sub-tables captures lead into are checked whole before any of their values is
     // trusted, so that damage there is reported as theirs
-    let material: crate::material::Material = table.header().material.parse().map_err(|_| {
-        TableError::Unsupported(format!("{}: unreadable material", table.path().display()))
-    })?;
+    let material: crate::game::material::Material =
+        table.header().material.parse().map_err(|_| {
+            TableError::Unsupported(format!("{}: unreadable material", table.path().display()))
+        })?;
     for child in material.captures() {
         tb.table(child)?.load_all()?;
     }
@@ -186,13 +187,13 @@ pub fn verify(
     check_far_list(table)?;
     if table.header().rule_set() == Rules::Asian {
         for winner in Color::ALL {
-            rules::check(table, tb, winner)?;
+            perpetual::check(table, tb, winner)?;
         }
     }
     Ok(checked.load(Relaxed))
 }
 
-mod rules;
+mod perpetual;
 
 /// Every entry of a wide table's far list must hold the far code of its distance (the
 /// entries holding far codes were each read through the list, so the two are one set).
@@ -237,7 +238,7 @@ enum Failure {
 
 /// The sub-tables a thread's captures have led into so far (a few), so that each capture
 /// finds its table without the collection's lock.
-struct SubTables(Vec<(crate::material::Material, std::sync::Arc<Table>)>);
+struct SubTables(Vec<(crate::game::material::Material, std::sync::Arc<Table>)>);
 
 impl SubTables {
     fn new() -> SubTables {

@@ -16,11 +16,11 @@ use std::fmt;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::material::Material;
-use crate::moves::Move;
-use crate::piece::{Color, Kind, Piece};
-use crate::position::Position;
-use crate::square::Square;
+use crate::game::material::Material;
+use crate::game::moves::Move;
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::position::Position;
+use crate::game::square::Square;
 use crate::tablebase::index::{self, Decoder, Layout, MAX_PIECES, Squares};
 use crate::tablebase::value::code;
 use crate::tablebase::{Table, TableError, Tablebase, Value};

@@ -2,7 +2,7 @@
 //! claims for the stronger side, and the positions it speaks of.
 
 use super::{Lore, Scope, SoldierClass};
-use crate::piece::Color;
+use crate::game::piece::Color;
 
 /// One saying of the endgame lore.
 #[derive(Clone, Copy, Debug)]
@@ -156,7 +156,7 @@ pub fn find(text: &str) -> Option<&'static Saying> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::material::Material;
+    use crate::game::material::Material;
 
     #[test]
     fn every_saying_names_a_canonical_material() {

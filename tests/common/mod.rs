@@ -171,14 +171,14 @@ pub fn build_into(dir: &TempDir, name: &str) -> canju::tablebase::Tablebase {
     use canju::tablebase::build::build;
     use canju::tablebase::generate::Silent;
     let tb = canju::tablebase::Tablebase::new(&dir.0);
-    let m: canju::material::Material = name.parse().unwrap();
+    let m: canju::game::material::Material = name.parse().unwrap();
     build(m.canonical(), &tb, &|_| Box::new(Silent), &mut |_| {}).unwrap();
     tb
 }
 
 /// Builds a material's tables and every table it falls into, silently.
 pub fn build_tables(tb: &canju::tablebase::Tablebase, sig: &str) {
-    let m: canju::material::Material = sig.parse().unwrap();
+    let m: canju::game::material::Material = sig.parse().unwrap();
     canju::tablebase::build::build(
         m,
         tb,
@@ -300,7 +300,7 @@ impl Drop for Server {
 
 /// Calls `f` on every legal position of a material (both sides to move), by placing the
 /// pieces on every point they may stand on; like pieces in increasing square order.
-pub fn for_each_position(material: &canju::material::Material, f: &mut dyn FnMut(Position)) {
+pub fn for_each_position(material: &canju::game::material::Material, f: &mut dyn FnMut(Position)) {
     fn place(pieces: &[Piece], squares: &mut Vec<Square>, f: &mut dyn FnMut(Position)) {
         let k = squares.len();
         if k == pieces.len() {
@@ -334,7 +334,7 @@ pub fn for_each_position(material: &canju::material::Material, f: &mut dyn FnMut
 /// Rewrites the entries of a table file through `f` (side to move, index, code) with every
 /// checksum made to match, so that only a check of the values themselves can tell.
 pub fn rewrite_codes(path: &std::path::Path, material: &str, f: &dyn Fn(Color, u64, u8) -> u8) {
-    let m: canju::material::Material = material.parse().unwrap();
+    let m: canju::game::material::Material = material.parse().unwrap();
     let t = canju::tablebase::Table::open(path, m).unwrap();
     let mut sides = [
         t.checked_side(Color::Red).unwrap().to_vec(),

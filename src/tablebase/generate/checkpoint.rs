@@ -25,7 +25,7 @@ use bincode::{Decode, Encode};
 
 use super::super::format::TableError;
 use super::super::probe::Tablebase;
-use crate::material::Material;
+use crate::game::material::Material;
 
 const MAGIC: [u8; 8] = *b"CANJUWRK";
 /// The layout of checkpoint files and the meaning of the generator's working codes: a

@@ -79,7 +79,7 @@ pub fn conversion_flags(
     Ok(flags)
 }
 
-impl Solver<'_> {
+impl Retrograde<'_> {
     fn conversion(&self, limit: u32) -> Result<ConversionFlags, TableError> {
         let size = self.layout.size();
         let dist: [Vec<AtomicU8>; 2] =

@@ -31,7 +31,7 @@
 //! Memory, beyond the two sides' values: while W's stages run, L's values are kept aside
 //! compressed and L's bytes hold the counters; two bits per entry of a side (candidates,
 //! and the positions to look at again, which holds the trap while it is computed); the
-//! generator's two `found` sets (`Solver`; a bit per entry, allocated for tables with the rule only)
+//! generator's two `found` sets (`Retrograde`; a bit per entry, allocated for tables with the rule only)
 //! serve as frontiers; and the candidates' rows, with 32-bit
 //! indices where a side has at most 2^32 entries and one byte for a row's length.
 //! Counting is lazy when W wins nothing yet, and a pass is skipped where L cannot check
@@ -340,7 +340,7 @@ fn non_empty<S: Slot>(parts: Vec<Rows<S>>) -> Vec<Rows<S>> {
     parts.into_iter().filter(|r| !r.nodes.is_empty()).collect()
 }
 
-/// What [`Solver::open_moves`] finds about a loser's position.
+/// What [`Retrograde::open_moves`] finds about a loser's position.
 struct Open {
     /// Its moves into positions not won for W.
     count: u8,
@@ -353,7 +353,7 @@ struct Open {
 /// A side's values kept aside, compressed in blocks, while its bytes hold a pass's state.
 struct Aside(Vec<Vec<u8>>);
 
-impl Solver<'_> {
+impl Retrograde<'_> {
     /// Applies the perpetual-check rule to the finished mate search, both colours as the
     /// winner in turn (black alone when `red_done`: a resumed build); `checkpoint` runs
     /// after red's turn.
@@ -394,7 +394,7 @@ impl Solver<'_> {
 
     /// The index of the position after a quiet move of the position in `s` (entry `index`).
     #[inline]
-    fn quiet_child(&self, s: &Scratch, index: u64, m: crate::moves::Move) -> u64 {
+    fn quiet_child(&self, s: &Scratch, index: u64, m: crate::game::moves::Move) -> u64 {
         let n = self.pieces.len();
         let slot = s.squares[..n]
             .iter()
@@ -417,7 +417,7 @@ impl Solver<'_> {
         &self,
         s: &mut Scratch,
         index: u64,
-        mut f: impl FnMut(&mut Scratch, crate::moves::Move, u64) -> bool,
+        mut f: impl FnMut(&mut Scratch, crate::game::moves::Move, u64) -> bool,
     ) {
         let legality = self.generate_moves(s);
         for k in 0..s.moves.len() {
@@ -434,7 +434,7 @@ impl Solver<'_> {
 
     /// Whether a move of the position in `s` gives check.
     #[inline]
-    fn gives_check(&self, s: &mut Scratch, m: crate::moves::Move) -> bool {
+    fn gives_check(&self, s: &mut Scratch, m: crate::game::moves::Move) -> bool {
         let mover = s.pos.turn();
         let undo = s.pos.play_unchecked(m);
         let check = s

@@ -4,7 +4,7 @@
 use super::*;
 use crate::tablebase::far::{self, FarList};
 
-impl Solver<'_> {
+impl Retrograde<'_> {
     /// The code of an entry decided in `plies`: its own code, or a far code with the
     /// distance kept in the far list.
     #[inline]

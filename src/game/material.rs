@@ -8,8 +8,8 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::piece::{Color, Kind, Piece};
-use crate::position::Position;
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::position::Position;
 
 /// Piece kinds in signature order (after the general).
 pub const SIGNATURE_ORDER: [Kind; 6] = [

@@ -1,7 +1,7 @@
 //! perft: counting the leaves of the legal move tree, the standard test of a move generator.
 
-use crate::moves::{Move, MoveList};
-use crate::position::Position;
+use crate::game::moves::{Move, MoveList};
+use crate::game::position::Position;
 
 /// The number of legal move sequences of length `depth` from `pos`.
 pub fn perft(pos: &mut Position, depth: u32) -> u64 {

@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use crate::moves::Move;
-use crate::piece::{Color, Kind, Piece};
-use crate::square::Square;
+use crate::game::moves::Move;
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::square::Square;
 
-/// A Xiangqi position. Built through FEN ([`crate::fen`]) or [`Setup`], which check
+/// A Xiangqi position. Built through FEN ([`crate::game::fen`]) or [`Setup`], which check
 /// legality; once built, moves keep it legal.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Position {
@@ -393,7 +393,7 @@ impl Position {
 
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Position({})", crate::fen::write(self))
+        write!(f, "Position({self})")
     }
 }
 
@@ -423,7 +423,91 @@ impl Setup {
     }
 
     /// Checks the setup (counts, placement, the side not to move not in check).
-    pub fn into_position(self) -> Result<Position, crate::fen::PositionError> {
-        crate::fen::validate(self.board, self.turn, 0, 1)
+    pub fn into_position(self) -> Result<Position, PositionError> {
+        validate(self.board, self.turn, 0, 1)
     }
+}
+
+/// Why a placement of pieces is not a position canju plays: a step after reading a FEN (or
+/// setting up a board, [`crate::Setup`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// A side without its general.
+    #[error("{0} has no general")]
+    NoGeneral(Color),
+    #[error("{color} has {count} {kind}s, at most {max} allowed")]
+    TooMany {
+        color: Color,
+        kind: &'static str,
+        count: usize,
+        max: u8,
+    },
+    #[error("{color} {kind} on {square}: it can never stand there")]
+    Placement {
+        color: Color,
+        kind: &'static str,
+        square: Square,
+    },
+    #[error(
+        "the generals face each other on file {0} with nothing between them (flying general: a position no game reaches)"
+    )]
+    GeneralsFacing(crate::game::square::File),
+    #[error("{checked} is in check, but {to_move} is to move")]
+    SideNotToMoveInCheck { checked: Color, to_move: Color },
+}
+
+/// Checks a board for legality (as described in the crate's rules) and builds the position.
+pub(crate) fn validate(
+    board: [Option<Piece>; 90],
+    turn: Color,
+    halfmoves: u32,
+    fullmoves: u32,
+) -> Result<Position, PositionError> {
+    let mut counts = [[0usize; 7]; 2];
+    for s in Square::all() {
+        if let Some(p) = board[s.index()] {
+            counts[p.color.index()][p.kind.index()] += 1;
+        }
+    }
+    for color in Color::ALL {
+        if counts[color.index()][Kind::General.index()] == 0 {
+            return Err(PositionError::NoGeneral(color));
+        }
+        for kind in Kind::ALL {
+            let count = counts[color.index()][kind.index()];
+            if count > kind.max_count() as usize {
+                return Err(PositionError::TooMany {
+                    color,
+                    kind: kind.name(),
+                    count,
+                    max: kind.max_count(),
+                });
+            }
+        }
+    }
+    for s in Square::all() {
+        if let Some(p) = board[s.index()]
+            && !p.can_stand_on(s)
+        {
+            return Err(PositionError::Placement {
+                color: p.color,
+                kind: p.kind.name(),
+                square: s,
+            });
+        }
+    }
+    let pos = Position::from_parts(board, turn, halfmoves, fullmoves);
+    let other = !turn;
+    if pos.generals_facing() {
+        return Err(PositionError::GeneralsFacing(
+            pos.general(Color::Red).file(),
+        ));
+    }
+    if pos.in_check(other) {
+        return Err(PositionError::SideNotToMoveInCheck {
+            checked: other,
+            to_move: turn,
+        });
+    }
+    Ok(pos)
 }

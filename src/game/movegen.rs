@@ -1,15 +1,15 @@
 //! Attacks, check, legal moves, game end, and the non-capturing un-moves that the
 //! retrograde solver walks backwards.
 
-use crate::moves::{Move, MoveList};
-use crate::piece::{Color, Kind, Piece};
-use crate::position::{Position, point_bit};
-use crate::square::Square;
-use crate::tables::{
+use crate::game::attacks::{
     ADVISOR_REACH, ADVISOR_STEPS, DIR_STEP, ELEPHANT_REACH, ELEPHANT_STEPS, GENERAL_REACH,
     GENERAL_STEPS, HORSE_ATTACKS, HORSE_REACH, HORSE_SOURCES, HORSE_STEPS, NONE, RAY_LEN, RAYS,
     SOLDIER_REACH,
 };
+use crate::game::moves::{Move, MoveList};
+use crate::game::piece::{Color, Kind, Piece};
+use crate::game::position::{Position, point_bit};
+use crate::game::square::Square;
 
 /// How a game stands when the side to move has no legal move: it has lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -798,7 +798,7 @@ impl Position {
                 // and west down
                 let cannon = piece.kind == Kind::Cannon;
                 let (mut quiet, mut captures) = (0u128, 0u128);
-                for (dir, &ray) in crate::tables::RAYS[f].iter().enumerate() {
+                for (dir, &ray) in crate::game::attacks::RAYS[f].iter().enumerate() {
                     let up = dir % 2 == 0;
                     let nearest = |bits: u128| {
                         if up {
@@ -1143,7 +1143,7 @@ impl Attackers {
     };
 
     /// The kinds of attacker among one side's pieces of a material.
-    pub fn of(side: &crate::material::Side) -> Attackers {
+    pub fn of(side: &crate::game::material::Side) -> Attackers {
         Attackers {
             sliders: side.count(Kind::Chariot) + side.count(Kind::Cannon) > 0,
             horses: side.count(Kind::Horse) > 0,

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::ops::Deref;
 
-use crate::square::Square;
+use crate::game::square::Square;
 
 /// A move (or un-move) from one point to another. Which piece moves and what it captures
 /// come from the position it is played in.

@@ -6,9 +6,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::piece::{Color, Kind, Piece};
-use crate::position::Position;
-use crate::square::{File, Rank, Square};
+use crate::game::piece::{Color, Piece};
+use crate::game::position::{Position, PositionError, validate};
+use crate::game::square::{File, Rank, Square};
 
 /// Why a FEN was rejected: its text could not be read, or it reads as a position that
 /// cannot be played ([`PositionError`]).
@@ -40,34 +40,6 @@ pub enum FenError {
     /// The text reads, but the position it gives cannot be played.
     #[error(transparent)]
     Position(#[from] PositionError),
-}
-
-/// Why a placement of pieces is not a position canju plays: a step after reading a FEN (or
-/// setting up a board, [`crate::Setup`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PositionError {
-    /// A side without its general.
-    #[error("{0} has no general")]
-    NoGeneral(Color),
-    #[error("{color} has {count} {kind}s, at most {max} allowed")]
-    TooMany {
-        color: Color,
-        kind: &'static str,
-        count: usize,
-        max: u8,
-    },
-    #[error("{color} {kind} on {square}: it can never stand there")]
-    Placement {
-        color: Color,
-        kind: &'static str,
-        square: Square,
-    },
-    #[error(
-        "the generals face each other on file {0} with nothing between them (flying general: a position no game reaches)"
-    )]
-    GeneralsFacing(crate::square::File),
-    #[error("{checked} is in check, but {to_move} is to move")]
-    SideNotToMoveInCheck { checked: Color, to_move: Color },
 }
 
 impl FromStr for Position {
@@ -116,7 +88,7 @@ pub fn parse(fen: &str) -> Result<Position, FenError> {
             Some(t) => t
                 .parse::<u32>()
                 .ok()
-                .filter(|&n| n >= min && n <= crate::position::MAX_MOVE_COUNTER)
+                .filter(|&n| n >= min && n <= crate::game::position::MAX_MOVE_COUNTER)
                 .ok_or_else(|| FenError::Field {
                     field: i + 1,
                     text: t.to_string(),
@@ -164,62 +136,6 @@ fn parse_board(text: &str) -> Result<[Option<Piece>; 90], FenError> {
     Ok(board)
 }
 
-/// Checks a board for legality (as described in the crate's rules) and builds the position.
-pub(crate) fn validate(
-    board: [Option<Piece>; 90],
-    turn: Color,
-    halfmoves: u32,
-    fullmoves: u32,
-) -> Result<Position, PositionError> {
-    let mut counts = [[0usize; 7]; 2];
-    for s in Square::all() {
-        if let Some(p) = board[s.index()] {
-            counts[p.color.index()][p.kind.index()] += 1;
-        }
-    }
-    for color in Color::ALL {
-        if counts[color.index()][Kind::General.index()] == 0 {
-            return Err(PositionError::NoGeneral(color));
-        }
-        for kind in Kind::ALL {
-            let count = counts[color.index()][kind.index()];
-            if count > kind.max_count() as usize {
-                return Err(PositionError::TooMany {
-                    color,
-                    kind: kind.name(),
-                    count,
-                    max: kind.max_count(),
-                });
-            }
-        }
-    }
-    for s in Square::all() {
-        if let Some(p) = board[s.index()]
-            && !p.can_stand_on(s)
-        {
-            return Err(PositionError::Placement {
-                color: p.color,
-                kind: p.kind.name(),
-                square: s,
-            });
-        }
-    }
-    let pos = Position::from_parts(board, turn, halfmoves, fullmoves);
-    let other = !turn;
-    if pos.generals_facing() {
-        return Err(PositionError::GeneralsFacing(
-            pos.general(Color::Red).file(),
-        ));
-    }
-    if pos.in_check(other) {
-        return Err(PositionError::SideNotToMoveInCheck {
-            checked: other,
-            to_move: turn,
-        });
-    }
-    Ok(pos)
-}
-
 /// Writes the FEN of a position (standard letters, `w`/`b`, all six fields).
 pub fn write(pos: &Position) -> String {
     let mut out = String::with_capacity(80);
@@ -261,7 +177,7 @@ impl fmt::Display for Position {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::START_FEN;
+    use crate::game::position::START_FEN;
 
     fn err(fen: &str) -> String {
         parse(fen).unwrap_err().to_string()
