@@ -18,7 +18,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use canju::Position;
 use canju::notation::Notation;
@@ -35,6 +35,29 @@ const RULES_HELP: &str =
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// `--dir`: the table directory, for every command that reads or builds tables.
+#[derive(Args, Debug)]
+struct DirArg {
+    /// Table directory (default: $CANJU_TB_DIR, else tablebases/).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+}
+
+/// `--threads`: worker threads, for every command that works in parallel.
+#[derive(Args, Debug)]
+struct ThreadsArg {
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// `--rules`: the rule set of the tables a command reads or builds.
+#[derive(Args, Debug)]
+struct RulesArg {
+    #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
+    rules: Rules,
 }
 
 #[derive(Subcommand, Debug)]
@@ -86,18 +109,16 @@ enum Command {
         /// per side to move (a number, or with K, M or G: 500M, 2G).
         #[arg(long)]
         max_entries: Option<String>,
-        /// Table directory (default: $CANJU_TB_DIR, else ./tablebases).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Worker threads (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        threads: ThreadsArg,
         /// Build this table alone; the tables it falls into must be there (a job of
         /// `canju plan`).
         #[arg(long)]
         no_deps: bool,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        rules: RulesArg,
         /// Write a checkpoint of a table's build at most this often (default 10; 0: after
         /// every phase), so that a killed build resumes from it when run again.
         #[arg(long, value_name = "MINUTES")]
@@ -113,17 +134,15 @@ enum Command {
         /// make or snakemake.
         #[arg(long, default_value = "make")]
         format: String,
-        /// The directory the jobs build into (default: $CANJU_TB_DIR, else tablebases/).
-        #[arg(long)]
-        dir: Option<PathBuf>,
+        #[command(flatten)]
+        dir: DirArg,
         /// The canju program the jobs run (default: canju on PATH).
         #[arg(long, default_value = "canju")]
         bin: String,
-        /// Threads each job uses (default: one per core of the machine that runs it).
-        #[arg(long)]
-        threads: Option<usize>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        threads: ThreadsArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// Index size and table size of a material at once; legal positions from its table, or
     /// counted with --count.
@@ -132,12 +151,12 @@ enum Command {
         /// Count the legal positions when the table is not built (a pass over the index).
         #[arg(long)]
         count: bool,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long)]
-        threads: Option<usize>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        threads: ThreadsArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// The perfect-play value of a position and of each of its moves, best first.
     Probe {
@@ -150,35 +169,35 @@ enum Command {
         /// Build the position's tables first if they are missing.
         #[arg(long)]
         generate: bool,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long)]
-        threads: Option<usize>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        threads: ThreadsArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// Win/draw/loss counts and the longest win of a table.
     Stats {
         material: String,
         #[arg(long)]
         json: bool,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// Check every entry of a table against its successors, and its checksum.
     Verify {
         material: String,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        threads: ThreadsArg,
         /// Also every table it falls into, smallest first: the whole family.
         #[arg(long)]
         with_deps: bool,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// The positions whose verdict the perpetual-check rule changes: counts per side to
     /// move and kind, and examples with the line that shows the perpetual check (builds
@@ -192,10 +211,10 @@ enum Command {
         notation: Notation,
         #[arg(long)]
         json: bool,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        threads: ThreadsArg,
     },
     /// Prove the shortest forced win (mate or stalemate) within a bound, every winning
     /// first move and the main line; or prove there is none.
@@ -205,9 +224,8 @@ enum Command {
         /// The bound, in moves of the side to move (三步杀 = 3).
         #[arg(long, default_value_t = canju::solver::DEFAULT_MAX_MOVES)]
         max_moves: u32,
-        /// Worker threads (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        threads: ThreadsArg,
         /// Stop after this many seconds and report what was proven.
         #[arg(long)]
         time: Option<f64>,
@@ -219,13 +237,10 @@ enum Command {
         /// Transposition table size in MB: the most it grows to (it starts at 1 MB and grows four times at a step as the proof needs).
         #[arg(long, default_value_t = canju::solver::DEFAULT_HASH_MB)]
         hash: usize,
-        /// Table directory: positions whose material has a table there are decided by it.
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// The tables' rule set: asian (the default) or none. A forced mate wins under
-        /// both, so the proof is the same; it picks the table files that decide positions.
-        #[arg(long, default_value = DEFAULT_RULES)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
         /// 连将杀: every move of the side to move must give check, as many compositions
         /// stipulate (the shortest win by checks alone; the tables are not read).
         #[arg(long)]
@@ -253,10 +268,10 @@ enum Command {
         /// win (the stronger side) or draw (the weaker side, where at most two moves hold).
         #[arg(long)]
         goal: Option<String>,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// Draw a position as an SVG diagram (grid, river, palaces, pieces as discs with
     /// Chinese characters, arrows and marked points).
@@ -310,14 +325,12 @@ enum Command {
         /// The heatmap's SVG file (- for standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Table directory (default: $CANJU_TB_DIR, else tablebases/).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Threads for building and counting (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        threads: ThreadsArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// Serve a page (puzzles, explorer, theory) and a JSON API (tables, solver, puzzles,
     /// theory) on a local HTTP server.
@@ -328,16 +341,13 @@ enum Command {
         /// The port (0: any free port; the address is printed).
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// Table directory (default: $CANJU_TB_DIR, else tablebases/).
-        #[arg(long)]
-        dir: Option<PathBuf>,
+        #[command(flatten)]
+        dir: DirArg,
         /// Open the page in the default browser.
         #[arg(long)]
         open: bool,
-        /// The rule set of the page and of the API when a request names none: asian (the
-        /// default) or none.
-        #[arg(long, default_value = DEFAULT_RULES)]
-        rules: Rules,
+        #[command(flatten)]
+        rules: RulesArg,
         /// Decompressed blocks kept per table, in MB (a table never takes more than its
         /// own size: 马兵对士象全 is 94 MB whole).
         #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=65536))]
@@ -379,10 +389,10 @@ enum PuzzleCommand {
         id: Option<String>,
         #[arg(long)]
         puzzles: Option<PathBuf>,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// Forget the recorded progress.
     Reset,
@@ -395,10 +405,10 @@ enum PuzzleCommand {
         /// The collections' directory (default: puzzles).
         #[arg(long)]
         puzzles: Option<PathBuf>,
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
     /// A puzzle's board, goal, stipulation and source.
     Show {
@@ -417,11 +427,10 @@ enum PuzzleCommand {
         json: bool,
         #[arg(long)]
         puzzles: Option<PathBuf>,
-        /// Table directory (tables decide positions whose material they hold).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        #[arg(long, default_value = DEFAULT_RULES, help = RULES_HELP)]
-        rules: Rules,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
     },
 }
 
@@ -570,9 +579,9 @@ pub fn run() -> Job {
             heatmap,
             side,
             output,
-            dir,
-            threads,
-            rules,
+            dir: DirArg { dir },
+            threads: ThreadsArg { threads },
+            rules: RulesArg { rules },
         }) => match claim {
             Some(claim) if !list => theory::run(theory::TheoryArgs {
                 claim: &claim,
@@ -592,9 +601,9 @@ pub fn run() -> Job {
         Some(Command::Serve {
             host,
             port,
-            dir,
+            dir: DirArg { dir },
             open,
-            rules,
+            rules: RulesArg { rules },
             cache_mb,
             idle_timeout,
         }) => {
@@ -618,8 +627,8 @@ pub fn run() -> Job {
             moves,
             side,
             goal,
-            dir,
-            rules,
+            dir: DirArg { dir },
+            rules: RulesArg { rules },
         }) => puzzle::train(puzzle::TrainArgs {
             material: &material,
             seed,
@@ -640,36 +649,36 @@ pub fn run() -> Job {
             PuzzleCommand::Play {
                 id,
                 puzzles,
-                dir,
-                rules,
+                dir: DirArg { dir },
+                rules: RulesArg { rules },
             } => puzzle::play_cmd(&puzzles, &dir, &id, rules),
             PuzzleCommand::Reset => puzzle::reset(),
             PuzzleCommand::Import {
                 file,
                 collection,
                 puzzles,
-                dir,
-                rules,
+                dir: DirArg { dir },
+                rules: RulesArg { rules },
             } => puzzle::import(&file, &collection, &puzzles, &dir, rules),
             PuzzleCommand::Check {
                 id,
                 moves,
                 json,
                 puzzles,
-                dir,
-                rules,
+                dir: DirArg { dir },
+                rules: RulesArg { rules },
             } => puzzle::check(&puzzles, &dir, &id, &moves, json, rules),
         },
         Some(Command::Solve {
             fen,
             max_moves,
-            threads,
+            threads: ThreadsArg { threads },
             time,
             notation,
             json,
             hash,
-            dir,
-            rules,
+            dir: DirArg { dir },
+            rules: RulesArg { rules },
             checks_only,
         }) => solve::run(solve::SolveArgs {
             fen: &fen,
@@ -687,10 +696,10 @@ pub fn run() -> Job {
             material,
             list,
             max_entries,
-            dir,
-            threads,
+            dir: DirArg { dir },
+            threads: ThreadsArg { threads },
             no_deps,
-            rules,
+            rules: RulesArg { rules },
             checkpoint_minutes,
         }) => tb::gen_cmd(tb::GenArgs {
             target: &material,
@@ -705,27 +714,27 @@ pub fn run() -> Job {
         Some(Command::Plan {
             material,
             format,
-            dir,
+            dir: DirArg { dir },
             bin,
-            threads,
-            rules,
+            threads: ThreadsArg { threads },
+            rules: RulesArg { rules },
         }) => plan::run(&material, &format, &dir, &bin, threads, rules),
         Some(Command::Deps { material }) => tb::deps_cmd(&material),
         Some(Command::Info {
             material,
             count,
-            dir,
-            threads,
-            rules,
+            dir: DirArg { dir },
+            threads: ThreadsArg { threads },
+            rules: RulesArg { rules },
         }) => tb::info_cmd(&material, &dir, count, threads, rules),
         Some(Command::Probe {
             fen,
             notation,
             json,
             generate,
-            dir,
-            threads,
-            rules,
+            dir: DirArg { dir },
+            threads: ThreadsArg { threads },
+            rules: RulesArg { rules },
         }) => tb::probe_cmd(tb::ProbeArgs {
             fen: &fen,
             notation,
@@ -738,23 +747,23 @@ pub fn run() -> Job {
         Some(Command::Stats {
             material,
             json,
-            dir,
-            rules,
+            dir: DirArg { dir },
+            rules: RulesArg { rules },
         }) => tb::stats_cmd(&material, &dir, json, rules),
         Some(Command::Verify {
             material,
-            dir,
-            threads,
+            dir: DirArg { dir },
+            threads: ThreadsArg { threads },
             with_deps,
-            rules,
+            rules: RulesArg { rules },
         }) => tb::verify_cmd(&material, &dir, threads, with_deps, rules),
         Some(Command::Diff {
             material,
             examples,
             notation,
             json,
-            dir,
-            threads,
+            dir: DirArg { dir },
+            threads: ThreadsArg { threads },
         }) => diff::run(diff::DiffArgs {
             material: &material,
             examples,
