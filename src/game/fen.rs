@@ -18,24 +18,44 @@ pub enum FenError {
     #[error("empty FEN")]
     Empty,
     #[error("FEN is not valid UTF-8 at byte {0}")]
+    /// FEN text that is not UTF-8: the byte where it stops being.
     NotUtf8(usize),
     #[error("FEN board has {0} ranks, expected 10 separated by '/'")]
+    /// The board field does not have ten ranks.
     RankCount(usize),
     #[error("FEN rank {rank} has {files} files, expected 9")]
-    FileCount { rank: u8, files: usize },
+    /// A rank that does not add up to nine files.
+    FileCount {
+        /// The rank (9 first).
+        rank: u8,
+        /// Its files as written.
+        files: usize,
+    },
     #[error(
         "FEN rank {rank}: unknown piece letter '{letter}' (expected K A B/E N/H R C P, upper case red, lower case black, or digits 1-9)"
     )]
-    UnknownLetter { rank: u8, letter: char },
+    /// A character that is no piece and no digit.
+    UnknownLetter {
+        /// The rank it is on.
+        rank: u8,
+        /// The character.
+        letter: char,
+    },
     #[error("FEN side to move '{0}' is not w, r or b")]
+    /// A side to move other than w, r or b.
     Side(String),
     #[error("FEN field {field} '{text}' is not {expected}")]
+    /// A trailing field that is not what FEN puts there.
     Field {
+        /// The field's number, from 1.
         field: usize,
+        /// Its text.
         text: String,
+        /// What it should be.
         expected: &'static str,
     },
     #[error("FEN has {0} fields, at most 6 expected")]
+    /// More than six fields.
     TooManyFields(usize),
     /// The text reads, but the position it gives cannot be played.
     #[error(transparent)]

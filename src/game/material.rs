@@ -28,6 +28,7 @@ pub struct Side {
 }
 
 impl Side {
+    /// How many pieces of this kind the side has.
     pub fn count(&self, kind: Kind) -> u8 {
         self.counts[kind.index()]
     }
@@ -60,6 +61,7 @@ impl Side {
             .sum()
     }
 
+    /// No pieces besides the general.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -110,7 +112,9 @@ impl Side {
 /// The pieces of both sides. [`Material::canonical`] gives the form tables are stored in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Material {
+    /// Red's pieces.
     pub red: Side,
+    /// Black's pieces.
     pub black: Side,
 }
 
@@ -118,26 +122,46 @@ pub struct Material {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MaterialError {
     #[error("empty material name")]
+    /// Nothing to read.
     Empty,
     #[error("'{0}': expected two sides, each starting with its general K (like KNPKAABB)")]
+    /// Not two sides (one general each, or 对 between them).
     Sides(String),
     #[error("'{text}': unknown piece '{piece}' (letters K A B/E N/H R C P, or Chinese names)")]
-    UnknownPiece { text: String, piece: String },
-    #[error("'{text}': a side has more than {max} {kind}s, at most {max} allowed")]
-    TooMany {
+    /// A letter or character that names no piece.
+    UnknownPiece {
+        /// The whole text.
         text: String,
+        /// The piece as written.
+        piece: String,
+    },
+    #[error("'{text}': a side has more than {max} {kind}s, at most {max} allowed")]
+    /// More pieces of a kind than a side starts with.
+    TooMany {
+        /// The whole text.
+        text: String,
+        /// The kind.
         kind: &'static str,
+        /// The most a side has.
         max: u8,
     },
     #[error(
         "'{text}': '{word}' describes where a piece stands, not material; name the pieces only (like 兵对单士)"
     )]
-    PositionClass { text: String, word: String },
+    /// A word that names a class of positions, not material (高兵, 底兵 …).
+    PositionClass {
+        /// The whole text.
+        text: String,
+        /// The word.
+        word: String,
+    },
     #[error("'{0}': expected two sides joined by 对 or vs (like 马卒对士相全)")]
+    /// Two sides without 对 or a second K between them.
     NoSeparator(String),
 }
 
 impl Material {
+    /// The material of two sides.
     pub fn new(red: Side, black: Side) -> Material {
         Material { red, black }
     }
@@ -153,6 +177,7 @@ impl Material {
         m
     }
 
+    /// One side's pieces.
     pub fn side(&self, color: Color) -> &Side {
         match color {
             Color::Red => &self.red,

@@ -15,12 +15,21 @@ use crate::game::square::Square;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GameEnd {
     /// In check with no legal move (将死).
-    Checkmate { loser: Color },
+    /// The side to move is in check and has no move.
+    Checkmate {
+        /// The side mated.
+        loser: Color,
+    },
     /// Not in check, but no legal move (困毙): also a loss.
-    Stalemate { loser: Color },
+    /// The side to move is not in check and has no move (困毙): it loses too.
+    Stalemate {
+        /// The side without a move.
+        loser: Color,
+    },
 }
 
 impl GameEnd {
+    /// The side that lost.
     pub fn loser(self) -> Color {
         match self {
             GameEnd::Checkmate { loser } | GameEnd::Stalemate { loser } => loser,
@@ -1041,6 +1050,7 @@ impl Position {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("illegal move {mv}")]
 pub struct IllegalMove {
+    /// The move that was tried.
     pub mv: Move,
 }
 
@@ -1126,16 +1136,20 @@ fn general_attacked<F: Fn(usize) -> Option<Piece>>(
 pub struct Attackers {
     /// Chariots or cannons.
     pub sliders: bool,
+    /// Count horses.
     pub horses: bool,
+    /// Count soldiers.
     pub soldiers: bool,
 }
 
 impl Attackers {
+    /// Every kind of attacker.
     pub const ALL: Attackers = Attackers {
         sliders: true,
         horses: true,
         soldiers: true,
     };
+    /// No horse and no soldier: the sliding pieces alone.
     pub const NONE: Attackers = Attackers {
         sliders: false,
         horses: false,

@@ -15,14 +15,17 @@ pub struct Move {
 }
 
 impl Move {
+    /// The move from `from` to `to`.
     pub const fn new(from: Square, to: Square) -> Move {
         Move { from, to }
     }
 
+    /// The point the piece leaves.
     pub const fn from(self) -> Square {
         self.from
     }
 
+    /// The point it goes to.
     pub const fn to(self) -> Square {
         self.to
     }
@@ -50,6 +53,7 @@ pub struct MoveList {
 }
 
 impl MoveList {
+    /// An empty list.
     pub fn new() -> MoveList {
         MoveList {
             len: 0,
@@ -66,6 +70,7 @@ impl MoveList {
         self.len += 1;
     }
 
+    /// Empties the list.
     pub fn clear(&mut self) {
         self.len = 0;
     }
@@ -75,6 +80,7 @@ impl MoveList {
         self.len = self.len.min(len);
     }
 
+    /// Keeps the moves `keep` says yes to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
         let mut j = 0;
         for i in 0..self.len {

@@ -8,16 +8,24 @@ use super::square::Square;
 /// The seven kinds of piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
+    /// 将/帅: stays in its palace.
     General = 0,
+    /// 士/仕: diagonal steps in the palace.
     Advisor = 1,
+    /// 象/相: two diagonal steps on its own half, unless blocked at the eye.
     Elephant = 2,
+    /// 马: one step straight then one diagonal, unless its leg is blocked.
     Horse = 3,
+    /// 车: slides along files and ranks.
     Chariot = 4,
+    /// 炮: slides to move, jumps one piece to capture.
     Cannon = 5,
+    /// 兵/卒: forward; sideways too once across the river.
     Soldier = 6,
 }
 
 impl Kind {
+    /// Every kind, general first.
     pub const ALL: [Kind; 7] = [
         Kind::General,
         Kind::Advisor,
@@ -28,6 +36,7 @@ impl Kind {
         Kind::Soldier,
     ];
 
+    /// 0 for the general .. 6 for the soldier: an index into per-kind arrays.
     pub const fn index(self) -> usize {
         self as usize
     }
@@ -130,11 +139,14 @@ impl Kind {
 /// A piece: a kind and a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Piece {
+    /// Its side.
     pub color: Color,
+    /// Its kind.
     pub kind: Kind,
 }
 
 impl Piece {
+    /// A piece of `color` and `kind`.
     pub const fn new(color: Color, kind: Kind) -> Piece {
         Piece { color, kind }
     }

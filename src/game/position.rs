@@ -25,6 +25,7 @@ pub struct Position {
 /// What [`Position::play_unchecked`] needs to take a move back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Undo {
+    /// The piece the move captured, if any.
     pub captured: Option<Piece>,
     halfmoves: u32,
     fullmoves: u32,
@@ -400,11 +401,14 @@ impl fmt::Debug for Position {
 /// Builds a position piece by piece and checks it with the same rules as FEN.
 #[derive(Clone, Debug)]
 pub struct Setup {
+    /// The pieces by point index (`Square::index`).
     pub board: [Option<Piece>; 90],
+    /// The side to move.
     pub turn: Color,
 }
 
 impl Setup {
+    /// An empty board with `turn` to move.
     pub fn empty(turn: Color) -> Setup {
         Setup {
             board: [None; 90],
@@ -412,6 +416,7 @@ impl Setup {
         }
     }
 
+    /// Puts `piece` on `sq` (replacing what was there).
     pub fn put(&mut self, sq: Square, piece: Piece) -> &mut Setup {
         self.board[sq.index()] = Some(piece);
         self
@@ -436,24 +441,40 @@ pub enum PositionError {
     #[error("{0} has no general")]
     NoGeneral(Color),
     #[error("{color} has {count} {kind}s, at most {max} allowed")]
+    /// More pieces of a kind than a side starts with.
     TooMany {
+        /// The side.
         color: Color,
+        /// The kind.
         kind: &'static str,
+        /// How many it has.
         count: usize,
+        /// The most it may have.
         max: u8,
     },
     #[error("{color} {kind} on {square}: it can never stand there")]
+    /// A piece on a point its kind can never reach.
     Placement {
+        /// Its side.
         color: Color,
+        /// Its kind.
         kind: &'static str,
+        /// The point.
         square: Square,
     },
     #[error(
         "the generals face each other on file {0} with nothing between them (flying general: a position no game reaches)"
     )]
+    /// The generals face each other on an open file.
     GeneralsFacing(crate::game::square::File),
     #[error("{checked} is in check, but {to_move} is to move")]
-    SideNotToMoveInCheck { checked: Color, to_move: Color },
+    /// The side that has just moved is in check.
+    SideNotToMoveInCheck {
+        /// The side in check.
+        checked: Color,
+        /// The side to move.
+        to_move: Color,
+    },
 }
 
 /// Checks a board for legality (as described in the crate's rules) and builds the position.

@@ -21,6 +21,7 @@ pub struct Rank(u8);
 pub struct Square(u8);
 
 impl File {
+    /// Files on the board.
     pub const COUNT: usize = 9;
 
     /// The file with this index (0 = `a`), if it exists.
@@ -28,6 +29,7 @@ impl File {
         if index < 9 { Some(File(index)) } else { None }
     }
 
+    /// 0 for file a .. 8 for file i.
     pub const fn index(self) -> u8 {
         self.0
     }
@@ -56,22 +58,27 @@ impl File {
         })
     }
 
+    /// Its letter, `a`..`i`.
     pub const fn char(self) -> char {
         (b'a' + self.0) as char
     }
 
+    /// Every file, a first.
     pub fn all() -> impl DoubleEndedIterator<Item = File> + Clone {
         (0..9).map(File)
     }
 }
 
 impl Rank {
+    /// Ranks on the board.
     pub const COUNT: usize = 10;
 
+    /// The rank of an index 0..9.
     pub const fn new(index: u8) -> Option<Rank> {
         if index < 10 { Some(Rank(index)) } else { None }
     }
 
+    /// 0 for red's back rank .. 9 for black's.
     pub const fn index(self) -> u8 {
         self.0
     }
@@ -89,18 +96,22 @@ impl Rank {
         }
     }
 
+    /// Its digit, `0`..`9`.
     pub const fn char(self) -> char {
         (b'0' + self.0) as char
     }
 
+    /// Every rank, 0 first.
     pub fn all() -> impl DoubleEndedIterator<Item = Rank> + Clone {
         (0..10).map(Rank)
     }
 }
 
 impl Square {
+    /// Points on the board.
     pub const COUNT: usize = 90;
 
+    /// The point of a file and a rank.
     pub const fn from_coords(file: File, rank: Rank) -> Square {
         Square(rank.0 * 9 + file.0)
     }
@@ -121,14 +132,17 @@ impl Square {
         Square(index)
     }
 
+    /// `rank * 9 + file`: 0 (a0) .. 89 (i9).
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
+    /// Its file.
     pub const fn file(self) -> File {
         File(self.0 % 9)
     }
 
+    /// Its rank.
     pub const fn rank(self) -> Rank {
         Rank(self.0 / 9)
     }
@@ -165,6 +179,7 @@ impl Square {
         f >= 3 && f <= 5 && self.rank().relative_to(color) <= 2
     }
 
+    /// Every point, a0 first, rank by rank.
     pub fn all() -> impl DoubleEndedIterator<Item = Square> + ExactSizeIterator + Clone {
         (0..90).map(Square)
     }

@@ -57,7 +57,9 @@ pub enum Selector {
 pub struct Description {
     /// The kind of piece; `None` when the selector names soldiers by file (前七, `7+`).
     pub kind: Option<Kind>,
+    /// Which piece moves, when a file holds more than one.
     pub selector: Selector,
+    /// How it moves: 进, 退 or 平.
     pub direction: Direction,
     /// Steps for a straight mover going forward or back; otherwise the destination file.
     pub number: u8,

@@ -32,8 +32,10 @@ pub enum Notation {
 }
 
 impl Notation {
+    /// The three notations.
     pub const ALL: [Notation; 3] = [Notation::Iccs, Notation::Wxf, Notation::Chinese];
 
+    /// Its name on the command line (`iccs`, `wxf`, `chinese`).
     pub fn name(self) -> &'static str {
         match self {
             Notation::Iccs => "iccs",
@@ -77,7 +79,9 @@ pub struct Style {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("'{text}': {reason}")]
 pub struct NotationError {
+    /// The text as given.
     pub text: String,
+    /// Why it was not accepted.
     pub reason: Reason,
 }
 
@@ -85,14 +89,19 @@ pub struct NotationError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Reason {
     #[error("not a move in ICCS (h2e2), WXF (C2.5) or Chinese (炮二平五) notation")]
+    /// Not a move in any notation.
     Unreadable,
     #[error("'{0}' is not a piece")]
+    /// Names no piece.
     UnknownPiece(String),
     #[error("{0}")]
+    /// No piece of the side to move stands where the text says.
     NoSuchPiece(String),
     #[error("illegal here: {0}")]
+    /// The move breaks the rules here.
     Illegal(String),
     #[error("ambiguous: it could be {}", .0.join(", "))]
+    /// More than one move fits the text: these.
     Ambiguous(Vec<String>),
 }
 
@@ -153,6 +162,7 @@ pub struct MoveNamer<'a> {
 }
 
 impl<'a> MoveNamer<'a> {
+    /// A namer for the moves of `pos`.
     pub fn new(pos: &'a Position) -> MoveNamer<'a> {
         let legal = pos
             .legal_moves()

@@ -17,9 +17,13 @@ use super::{Entry, Goal, Judge, Puzzle, PuzzleError, load_str};
 pub struct Game {
     /// 1-based number of the game in the file.
     pub number: usize,
+    /// Its title, when the file gives one.
     pub title: Option<String>,
+    /// Its source, when the file gives one.
     pub source: Option<String>,
+    /// Where it starts.
     pub position: Position,
+    /// Its moves.
     pub moves: Vec<crate::game::moves::Move>,
     /// "1-0", "0-1", "1/2-1/2" when given.
     pub result: Option<String>,
@@ -28,7 +32,9 @@ pub struct Game {
 /// A game that could not be read, with the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejected {
+    /// 1-based number of the game in the file.
     pub number: usize,
+    /// Why it was not read.
     pub reason: String,
 }
 

@@ -36,6 +36,7 @@ pub const DEFAULT_BOUND: u32 = 7;
 /// What the side to move must achieve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Goal {
+    /// The side that must reach the goal (the side to move).
     pub side: Color,
     /// A win (true) or a draw (false).
     pub win: bool,
@@ -80,16 +81,25 @@ impl fmt::Display for Goal {
 #[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
+    /// A unique id (`mate-003`).
     pub id: String,
+    /// Its title.
     pub title: String,
+    /// Where it comes from (book, number).
     pub source: String,
+    /// Its position.
     pub fen: String,
+    /// Its goal: 红先胜, 红先和, 黑先胜 or 黑先和.
     pub goal: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A win's stipulation in moves, if it has one.
     pub moves: Option<u32>,
+    /// The main line, in any notation.
     pub line: Vec<String>,
     #[serde(default)]
+    /// Free tags (patterns, themes).
     pub tags: Vec<String>,
+    /// 1 (easiest) to 5.
     pub difficulty: u8,
     /// 连将杀: every move of the player's must give check (a win goal with `moves` only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -106,9 +116,13 @@ struct File {
 /// A puzzle read and checked for form: its position, goal and line parsed.
 #[derive(Clone, Debug)]
 pub struct Puzzle {
+    /// The entry as written.
     pub entry: Entry,
+    /// The collection (its file's stem).
     pub collection: String,
+    /// The position of `entry.fen`.
     pub position: Position,
+    /// The goal of `entry.goal`.
     pub goal: Goal,
     /// The main line, both sides' moves.
     pub line: Vec<Move>,
@@ -175,7 +189,14 @@ impl Puzzle {
 /// to move, or a hard draw for the weaker side to move (at most two moves hold).
 #[derive(Clone, Copy, Debug)]
 pub enum Wanted {
-    Win { min: u32, max: u32 },
+    /// A win for the side to move, of `min` to `max` moves.
+    Win {
+        /// The shortest win wanted, in moves.
+        min: u32,
+        /// The longest, in moves.
+        max: u32,
+    },
+    /// A draw for the side to move where at most two moves hold it.
     HardDraw,
 }
 
@@ -260,17 +281,23 @@ pub enum PuzzleError {
         message: String,
         /// The TOML reader's error.
         #[source]
-        source: toml::de::Error,
+        source: Box<toml::de::Error>,
     },
     #[error("{path}: puzzle '{id}': {message}")]
+    /// A puzzle of a collection that does not hold together (its FEN, goal or line).
     Puzzle {
+        /// The collection's file.
         path: PathBuf,
+        /// The puzzle's id.
         id: String,
+        /// What is wrong.
         message: String,
     },
     #[error("puzzle '{0}' is in no collection")]
+    /// No puzzle has this id.
     Unknown(String),
     #[error(transparent)]
+    /// A table could not be read.
     Table(#[from] TableError),
     /// The solver refused the position.
     #[error(transparent)]
@@ -353,7 +380,7 @@ pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
     let file: File = toml::from_str(text).map_err(|e| PuzzleError::Toml {
         path: path.to_path_buf(),
         message: e.message().to_string(),
-        source: e,
+        source: Box::new(e),
     })?;
     let collection = path
         .file_stem()
@@ -491,6 +518,7 @@ pub enum Unsound {
 pub enum Outlook {
     /// The player forces mate in this many plies.
     Win(u32),
+    /// Neither side forces a win.
     Draw,
     /// The player is mated in this many plies.
     Loss(u32),
@@ -510,12 +538,17 @@ pub enum Feedback {
     /// As good as any move.
     Best,
     /// Keeps the win, this many moves slower than the best.
-    Good { slower: u32 },
+    /// Keeps the win, this many moves slower than the best.
+    Good {
+        /// Moves slower than the best.
+        slower: u32,
+    },
     /// The goal is gone.
     Mistake,
 }
 
 impl Feedback {
+    /// `best`, `good` or `mistake`.
     pub fn name(self) -> &'static str {
         match self {
             Feedback::Best => "best",
@@ -532,6 +565,7 @@ pub struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
+    /// A judge reading the tables of `tb` (if any) and the solver beyond them.
     pub fn new(tb: Option<&'a Tablebase>) -> Judge<'a> {
         let mut options = Options::new(DEFAULT_BOUND);
         // many small proofs, each with a table of its own

@@ -8,15 +8,18 @@ use std::path::{Path, PathBuf};
 /// One puzzle's record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Record {
+    /// Solved at least once.
     pub solved: bool,
     /// Attempts that ended in a mistake.
     pub failed: u32,
+    /// Attempts recorded.
     pub attempts: u32,
 }
 
 /// Everything recorded.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
+    /// Each puzzle's record, by id.
     pub puzzles: BTreeMap<String, Record>,
     /// Puzzles solved in a row.
     pub streak: u32,
@@ -36,6 +39,7 @@ impl Progress {
         }
     }
 
+    /// A puzzle's record.
     pub fn get(&self, id: &str) -> Option<&Record> {
         self.puzzles.get(id)
     }

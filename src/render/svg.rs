@@ -17,7 +17,9 @@ use crate::game::square::Square;
 pub struct Options {
     /// Black at the bottom.
     pub flip: bool,
+    /// Arrows to draw, one per move.
     pub arrows: Vec<Move>,
+    /// Points to circle.
     pub marks: Vec<Square>,
 }
 
@@ -75,9 +77,11 @@ fn point_mark(out: &mut String, s: Square, flip: bool) {
 pub struct Heatmap {
     /// The share (0..=1) at each point (`Square::index`), `None` where nothing is counted.
     pub shares: Vec<Option<f64>>,
+    /// The title above the board.
     pub title: String,
     /// What the colours mean, under the legend.
     pub caption: String,
+    /// Black at the bottom.
     pub flip: bool,
 }
 

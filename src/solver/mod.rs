@@ -76,6 +76,7 @@ pub struct Options {
 }
 
 impl Options {
+    /// The options of a proof within `max_moves` moves, with the defaults otherwise.
     pub fn new(max_moves: u32) -> Options {
         Options {
             max_moves,
@@ -104,7 +105,11 @@ pub struct Live {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// The attacker forces a win; the shortest takes this many plies.
-    Win { plies: u32 },
+    /// A forced win, this many plies to mate.
+    Win {
+        /// Plies to mate, the winner's and the loser's.
+        plies: u32,
+    },
     /// Proven: no forced win within the bound.
     None,
     /// Stopped before an answer; no win within `searched` plies was proven.
@@ -114,13 +119,16 @@ pub enum Verdict {
 /// A first move that keeps a forced win, with its exact length in plies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WinningMove {
+    /// The first move.
     pub mv: Move,
+    /// Plies to mate after it, counting it.
     pub plies: u32,
 }
 
 /// Everything the solver found.
 #[derive(Clone, Debug)]
 pub struct Solution {
+    /// What was proven.
     pub verdict: Verdict,
     /// The bound in plies (2 × max_moves − 1).
     pub max_plies: u32,
@@ -135,7 +143,9 @@ pub struct Solution {
     pub no_legal_move: bool,
     /// The proof was of wins made of checks alone ([`Options::checks_only`]).
     pub checks_only: bool,
+    /// Nodes searched.
     pub nodes: u64,
+    /// Seconds taken.
     pub seconds: f64,
 }
 
@@ -146,10 +156,13 @@ pub enum SolveError {
     #[error("a bound of {0} moves: between 1 and {MAX_MOVES}")]
     Bound(u32),
     #[error(transparent)]
+    /// A table could not be read.
     Table(#[from] TableError),
     #[error("stopped before an answer")]
+    /// Stopped (its time, its node limit, or its stop flag) before an answer.
     Stopped,
     #[error("not a legal position: {0}'s general is in check with the other side to move")]
+    /// The side not to move is in check: not a position to solve.
     Illegal(crate::game::piece::Color),
 }
 

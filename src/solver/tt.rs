@@ -39,6 +39,7 @@ pub struct Bounds {
 }
 
 impl Bounds {
+    /// Nothing known.
     pub const NONE: Bounds = Bounds {
         hi: UNKNOWN_HI,
         lo_plus_one: 0,
@@ -57,11 +58,13 @@ impl Bounds {
         self.lo_plus_one == NEVER || (self.lo_plus_one as u32) > d
     }
 
+    /// Also known: a mate within `d` plies.
     pub fn with_mate_within(mut self, d: u32) -> Bounds {
         self.hi = self.hi.min(d.min(UNKNOWN_HI as u32 - 1) as u8);
         self
     }
 
+    /// Also known: no mate within `d` plies.
     pub fn with_no_mate_within(mut self, d: u32) -> Bounds {
         if self.lo_plus_one != NEVER {
             self.lo_plus_one = self.lo_plus_one.max((d + 1).min(NEVER as u32 - 1) as u8);
@@ -69,16 +72,19 @@ impl Bounds {
         self
     }
 
+    /// Also known: no mate at any depth.
     pub fn with_never(mut self) -> Bounds {
         self.lo_plus_one = NEVER;
         self
     }
 
+    /// Also the best move found.
     pub fn with_best(mut self, m: Move) -> Bounds {
         self.best = (m.from().index() as u16) << 8 | m.to().index() as u16;
         self
     }
 
+    /// The best move found, if one was stored.
     pub fn best(&self) -> Option<Move> {
         if self.best == NO_MOVE {
             return None;

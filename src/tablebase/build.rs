@@ -24,9 +24,13 @@ pub enum Outcome {
 /// What happened to one table.
 #[derive(Clone, Debug)]
 pub struct Report {
+    /// The table.
     pub material: Material,
+    /// What happened to it.
     pub outcome: Outcome,
+    /// Its header (counts, longest win).
     pub header: Header,
+    /// Seconds it took.
     pub seconds: f64,
 }
 

@@ -17,7 +17,11 @@ const ATTACKERS: [Kind; 4] = [Kind::Chariot, Kind::Horse, Kind::Cannon, Kind::So
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// One side with 1..=N attacking pieces and any defenders, the other defenders only.
-    Armless { attackers: u8 },
+    /// One side with 1 to `attackers` of 车马炮兵, the other advisors and elephants only.
+    Armless {
+        /// The most attacking pieces.
+        attackers: u8,
+    },
 }
 
 /// A text that names no class of endgames.

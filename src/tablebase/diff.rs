@@ -26,6 +26,7 @@ pub struct RuleCounts {
 /// The changes, red to move first, and a few entries of each kind for examples.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuleDiff {
+    /// Red to move, black to move.
     pub sides: [RuleCounts; 2],
     /// Per side to move: entries won by rule, the highest level first.
     pub win_examples: [Vec<u64>; 2],
@@ -203,6 +204,7 @@ pub fn rule_counts(table: &Table) -> Result<[RuleCounts; 2], TableError> {
 /// Best play from a position until a position repeats or the game ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleLine {
+    /// The moves of the line.
     pub moves: Vec<Move>,
     /// Whether each move gives check.
     pub checks: Vec<bool>,

@@ -33,13 +33,17 @@ pub enum Shortfall {
     },
 }
 
-/// What is wrong with a table file or directory.
+/// What is wrong with a table file or directory. Every variant names the file (or the
+/// directory) and carries what a front end needs to word it; [`HasRemedy::remedy`] says
+/// what fixes it.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     /// Reading or writing a file failed; the cause is kept as the error's source.
     #[error("{path}: {}", io_message(source))]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
@@ -52,48 +56,95 @@ pub enum TableError {
         #[source]
         shortfall: Shortfall,
     },
+    /// The file does not start with a table's magic bytes.
     #[error("{path}: not a canju table (bad magic)")]
-    NotATable { path: PathBuf },
+    NotATable {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The path is something other than a regular file (a directory, a pipe, a device).
     #[error("{path}: {kind}, not a table file")]
-    NotAFile { path: PathBuf, kind: &'static str },
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is, in words ("a directory").
+        kind: &'static str,
+    },
+    /// The file is shorter or longer than its header says.
     #[error("{path}: truncated or padded: {actual} bytes, expected {expected}")]
     Size {
+        /// The file.
         path: PathBuf,
+        /// Its size.
         actual: u64,
+        /// The size its header gives.
         expected: u64,
     },
+    /// The header is damaged: a checksum or a field that does not hold.
     #[error("{path}: damaged header ({reason})")]
-    Header { path: PathBuf, reason: String },
+    Header {
+        /// The file.
+        path: PathBuf,
+        /// What does not hold.
+        reason: String,
+    },
+    /// A header field names something this canju does not read (a format, a material or a
+    /// rule set other than the one asked for).
     #[error("{path}: {what} is {found}, this canju reads {expected}")]
     Mismatch {
+        /// The file.
         path: PathBuf,
+        /// The field.
         what: &'static str,
+        /// Its value in the file.
         found: String,
+        /// What was expected.
         expected: String,
     },
+    /// A table of an older file format: building it again converts it.
     #[error("{path}: table format {found} from an older canju (this one reads {reads})")]
     OldFormat {
+        /// The file.
         path: PathBuf,
+        /// Its format.
         found: u32,
         /// The format this canju reads.
         reads: u32,
     },
+    /// A block's checksum does not match its bytes.
     #[error(
         "{path}: block {block} ({side} to move, entries {first}..={last}) is damaged (checksum mismatch)"
     )]
     Block {
+        /// The file.
         path: PathBuf,
+        /// The block's number.
         block: u64,
+        /// `red` or `black`: the side to move of its entries.
         side: &'static str,
+        /// Its first entry.
         first: u64,
+        /// Its last entry.
         last: u64,
     },
+    /// An entry holds a code no table writes.
     #[error("{path}: corrupted entry {index} (code {code})")]
-    Entry { path: PathBuf, index: u64, code: u8 },
+    Entry {
+        /// The file.
+        path: PathBuf,
+        /// The entry's index.
+        index: u64,
+        /// The code found.
+        code: u8,
+    },
+    /// The table is not built.
     #[error("no {material} table{rules} in {dir}{place}", rules = if *rules == Rules::None { " without the perpetual-check rule (rules none)" } else { "" }, place = dir_state.note(dir))]
     Missing {
+        /// The table's material.
         material: String,
+        /// The directory looked in.
         dir: PathBuf,
+        /// The rule set asked for.
         rules: Rules,
         /// What the directory is: a missing table in a missing directory says so.
         dir_state: DirState,
@@ -101,11 +152,16 @@ pub enum TableError {
     /// `build_without_deps`: a table a capture leads into is not built.
     #[error("{material} needs the table of {sub} ({}), which is not in {}", sub.chinese(), dir.display())]
     MissingSubTable {
+        /// The table to build.
         material: Material,
+        /// The table it needs first.
         sub: Material,
+        /// The table directory.
         dir: PathBuf,
+        /// The rule set of the build.
         rules: Rules,
     },
+    /// Something tables cannot do (more pieces than a table holds, say), in words.
     #[error("{0}")]
     Unsupported(String),
 }

@@ -50,10 +50,12 @@ impl FarList {
         }
     }
 
+    /// Entries in the list.
     pub fn len(&self) -> usize {
         self.keys.len()
     }
 
+    /// No entry in the list.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }

@@ -70,9 +70,13 @@ const MAX_HEADER: usize = 65536;
 /// Counts for one side to move, with mirror images counted separately.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct SideStats {
+    /// Legal positions.
     pub legal: u64,
+    /// Won for the side to move.
     pub win: u64,
+    /// Drawn.
     pub draw: u64,
+    /// Lost for the side to move.
     pub loss: u64,
     /// The longest win in plies (0 when there is no win).
     pub longest: u32,
@@ -83,9 +87,13 @@ pub struct SideStats {
 /// The table header.
 #[derive(Clone, Debug, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Header {
+    /// The file format ([`FORMAT_VERSION`] or [`FORMAT_WIDE`]).
     pub format_version: u32,
+    /// The rule set's header name (`baseline` or `asian`).
     pub rules: String,
+    /// The table's material.
     pub material: String,
+    /// The index scheme's version.
     pub index_scheme: u32,
     /// Bytes per entry.
     pub entry_width: u8,
@@ -134,8 +142,11 @@ impl Header {
 /// and the CRC-32 of its stored bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockRef {
+    /// Its offset from the body's start.
     pub offset: u64,
+    /// Its stored length in bytes.
     pub length: u32,
+    /// The CRC-32 of its stored bytes.
     pub checksum: u32,
 }
 
@@ -316,6 +327,7 @@ fn encode_header(path: &Path, header: &Header) -> Result<Vec<u8>, TableError> {
 /// A checked header with where the file's parts lie.
 #[derive(Clone, Debug)]
 pub struct Parsed {
+    /// The file's header.
     pub header: Header,
     /// Red's blocks then black's.
     pub blocks: Vec<BlockRef>,

@@ -104,8 +104,11 @@ impl Progress for Silent {
 
 /// A finished table in memory.
 pub struct Solved {
+    /// The header with the counts.
     pub header: Header,
+    /// Red to move's entries.
     pub red: Vec<u8>,
+    /// Black to move's entries.
     pub black: Vec<u8>,
     /// The distances that do not fit a byte (empty unless the table is wide).
     pub far: super::far::FarList,

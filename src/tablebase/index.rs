@@ -325,6 +325,7 @@ impl Layout {
         })
     }
 
+    /// The material the layout indexes.
     pub fn material(&self) -> Material {
         self.material
     }
@@ -339,6 +340,7 @@ impl Layout {
         &self.pieces
     }
 
+    /// The slot of black's general in a placement.
     pub fn black_general_slot(&self) -> usize {
         self.black_general
     }
@@ -507,6 +509,7 @@ pub struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
+    /// A decoder of `layout`'s indices.
     pub fn new(layout: &'a Layout) -> Decoder<'a> {
         Decoder {
             layout,

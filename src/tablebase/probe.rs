@@ -214,14 +214,17 @@ impl Table {
         })
     }
 
+    /// The table's file.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// Its header.
     pub fn header(&self) -> &Header {
         &self.header
     }
 
+    /// Its index layout.
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -650,9 +653,13 @@ impl Table {
 /// Where a position's pieces go in a table's slot order, and whether the position is seen
 /// colour-flipped (black holds the stored first side).
 pub struct Placement {
+    /// The canonical material.
     pub material: Material,
+    /// Colours were swapped to reach it.
     pub flipped: bool,
+    /// The pieces' points in index order.
     pub squares: Squares,
+    /// The side to move after the swap.
     pub turn: Color,
 }
 
@@ -704,6 +711,7 @@ pub fn placement(pos: &Position) -> Result<Placement, TableError> {
 /// writes none.
 pub const DEFAULT_CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 
+/// A directory of tables under one rule set, each mapped on first use and kept.
 pub struct Tablebase {
     dir: PathBuf,
     rules: Rules,
@@ -717,7 +725,9 @@ pub struct Tablebase {
 /// A legal move with its value for the side that plays it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RankedMove {
+    /// The move.
     pub mv: Move,
+    /// Its value for the side that plays it.
     pub value: Value,
 }
 
@@ -757,6 +767,7 @@ impl Tablebase {
         self
     }
 
+    /// The table directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

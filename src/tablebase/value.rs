@@ -9,6 +9,7 @@ pub enum Value {
     Win(u32),
     /// The side to move is mated in this many plies (even; 0 = no legal move now).
     Loss(u32),
+    /// Neither side can force mate.
     Draw,
     /// Won under the perpetual-check rule (长将作负): the opponent escapes mate only by
     /// checking forever. There is no distance to mate; the number is the level: 0 when a
@@ -59,6 +60,7 @@ impl Value {
         }
     }
 
+    /// `win`, `draw` or `loss`.
     pub fn verdict(self) -> &'static str {
         match self {
             Value::Win(_) | Value::RuleWin(_) => "win",
@@ -109,7 +111,9 @@ impl fmt::Display for Value {
 /// 192 + 2k a loss and 193 + 2k a win by the perpetual-check rule at level k (k ≤ 30;
 /// tables built with the asian rule set only).
 pub mod code {
+    /// A draw (or an entry not yet decided, while generating).
     pub const DRAW: u8 = 0;
+    /// An index that is no legal position.
     pub const ILLEGAL: u8 = 1;
     /// Longest distance a one-byte entry holds.
     pub const MAX_PLIES: u32 = 189;
@@ -123,6 +127,7 @@ pub mod code {
     /// which gives its distance. Either way they keep their parity, so whatever asks only
     /// whether a code wins or loses reads them right.
     pub const FAR_LOSS: u8 = MAX_STORED - 1;
+    /// The far code of a win (see [`FAR_LOSS`]).
     pub const FAR_WIN: u8 = MAX_STORED;
     /// The shortest distance the generator keeps in its far list: from here on, entries
     /// hold [`FAR_LOSS`] or [`FAR_WIN`] while a table is built.
@@ -141,6 +146,7 @@ pub mod code {
     }
 
     #[inline(always)]
+    /// The code of a position decided in `plies`.
     pub const fn decided(plies: u32) -> u8 {
         2 + plies as u8
     }
@@ -152,6 +158,7 @@ pub mod code {
     }
 
     #[inline(always)]
+    /// A code that holds a distance.
     pub const fn is_decided(code: u8) -> bool {
         code >= 2 && code <= MAX_STORED
     }
@@ -182,6 +189,7 @@ pub mod code {
     }
 
     #[inline(always)]
+    /// A code of a value by the perpetual-check rule.
     pub const fn is_rule(code: u8) -> bool {
         code >= RULE_BASE && code <= MAX_RULE
     }

@@ -32,14 +32,22 @@ use crate::game::square::Square;
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
     #[error(transparent)]
+    /// A table could not be read.
     Table(#[from] TableError),
     #[error("{material}: entry {index} ({side} to move) stores {stored} but {reason}: {fen}")]
+    /// An entry's value does not follow from its successors.
     Disagreement {
+        /// The table.
         material: String,
+        /// The entry.
         index: u64,
+        /// Its side to move.
         side: Color,
+        /// The value stored.
         stored: String,
+        /// What its successors give instead.
         reason: String,
+        /// The position.
         fen: String,
     },
 }

@@ -31,11 +31,14 @@ pub use sayings::{SAYINGS, Saying};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lore {
+    /// The stronger side wins.
     Win,
+    /// The defence holds.
     Draw,
 }
 
 impl Lore {
+    /// 胜 or 和.
     pub fn chinese(self) -> &'static str {
         match self {
             Lore::Win => "胜",
@@ -75,6 +78,7 @@ pub enum SoldierClass {
 }
 
 impl SoldierClass {
+    /// Every class, own half first.
     pub const ALL: [SoldierClass; 4] = [
         SoldierClass::OwnHalf,
         SoldierClass::High,
@@ -92,6 +96,7 @@ impl SoldierClass {
         }
     }
 
+    /// The class in Chinese (未过河兵, 高兵, 低兵, 底兵).
     pub fn chinese(self) -> &'static str {
         match self {
             SoldierClass::OwnHalf => "未过河兵",
@@ -148,6 +153,7 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// The scope in Chinese.
     pub fn chinese(&self) -> String {
         let mut parts = Vec::new();
         match self.side_to_move {
@@ -168,6 +174,7 @@ impl Scope {
         }
     }
 
+    /// The scope in English.
     pub fn english(&self) -> String {
         let mut parts = Vec::new();
         match self.side_to_move {
@@ -203,8 +210,11 @@ pub struct Claim {
     pub text: String,
     /// The material in stored form (stronger side first).
     pub material: Material,
+    /// The saying, when the claim is one.
     pub saying: Option<&'static Saying>,
+    /// The verdict claimed.
     pub lore: Option<Lore>,
+    /// The positions it speaks of.
     pub scope: Scope,
 }
 
@@ -306,9 +316,11 @@ fn soldier_count(m: &Material) -> u8 {
 /// Legal positions and the stronger side's results among them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
+    /// Legal positions.
     pub legal: u64,
     /// Won by the stronger side.
     pub win: u64,
+    /// Drawn.
     pub draw: u64,
     /// Lost by the stronger side.
     pub loss: u64,
@@ -422,8 +434,10 @@ pub struct ConditionCounts {
     /// The group it belongs to (its members split the legal positions).
     pub group: &'static str,
     #[serde(serialize_with = "color_name")]
+    /// The side to move.
     pub side_to_move: Color,
     #[serde(flatten)]
+    /// Its counts.
     pub counts: Counts,
 }
 
@@ -442,6 +456,7 @@ fn kind_letter<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> 
 /// A position that contradicts the lore.
 #[derive(Clone, Debug, Serialize)]
 pub struct Counterexample {
+    /// The position.
     pub fen: String,
     /// The table's value for the side to move, e.g. "black to move: loses in 100 plies".
     pub value: String,
@@ -454,7 +469,9 @@ pub struct Counterexample {
 /// The longest win of the stronger side (with it to move) and its best line.
 #[derive(Clone, Debug, Serialize)]
 pub struct Longest {
+    /// The position.
     pub fen: String,
+    /// Plies to mate.
     pub plies: u32,
     /// The line in ICCS, best moves for both sides by the tables.
     pub line: Vec<String>,
@@ -483,6 +500,7 @@ impl Level {
         }
     }
 
+    /// The verdict in Chinese.
     pub fn chinese(self) -> &'static str {
         match self {
             Level::Holds => "成立",
@@ -491,6 +509,7 @@ impl Level {
         }
     }
 
+    /// The verdict in English.
     pub fn english(self) -> &'static str {
         match self {
             Level::Holds => "the lore holds",
@@ -507,7 +526,9 @@ pub struct Verdict {
     pub level: Option<Level>,
     /// The share of the positions in scope that agree with the lore, in percent.
     pub share: Option<f64>,
+    /// In Chinese.
     pub zh: String,
+    /// In English.
     pub en: String,
 }
 
@@ -516,11 +537,14 @@ pub struct Verdict {
 #[derive(Clone, Debug, Serialize)]
 pub struct Heat {
     #[serde(serialize_with = "kind_letter")]
+    /// The piece of the stronger side mapped.
     pub kind: Kind,
     #[serde(serialize_with = "color_name")]
+    /// The side to move counted.
     pub side_to_move: Color,
     /// Indexed by square (`Square::index`).
     pub legal: Vec<u64>,
+    /// Positions won, by the piece's point.
     pub win: Vec<u64>,
 }
 
@@ -535,28 +559,40 @@ impl Heat {
 /// Everything measured about a claim.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The claim as asked.
     pub claim: String,
     #[serde(serialize_with = "as_text")]
+    /// Its material.
     pub material: Material,
+    /// The material in Chinese.
     pub material_chinese: String,
+    /// The verdict the saying states, if it states one.
     pub lore_verdict: Option<Lore>,
     /// What the defence has of its advisors and elephants.
     pub defence: String,
     /// The positions the claim speaks of, in words.
     pub scope: String,
+    /// The scope in Chinese.
     pub scope_chinese: String,
+    /// The rule set of the table.
     pub rules: String,
+    /// Counts per side to move.
     pub sides: Vec<SideCounts>,
+    /// Counts per condition of the scope.
     pub conditions: Vec<ConditionCounts>,
     /// The counts over the claim's scope.
     pub in_scope: Counts,
+    /// The longest win.
     pub longest: Option<Longest>,
+    /// Positions that go against the claim.
     pub counterexamples: Vec<Counterexample>,
     /// Counter-examples in all, among the positions in scope (the list shows the first
     /// `limit`).
     pub counterexample_count: u64,
+    /// What the numbers say of the claim.
     pub verdict: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The heatmap, when asked for.
     pub heat: Option<Heat>,
 }
 
@@ -564,8 +600,10 @@ pub struct Report {
 #[derive(Clone, Debug, Serialize)]
 pub struct SideCounts {
     #[serde(serialize_with = "color_name")]
+    /// The side to move.
     pub side_to_move: Color,
     #[serde(flatten)]
+    /// Its counts.
     pub counts: Counts,
 }
 
@@ -655,10 +693,13 @@ fn trim(c: &mut Vec<Candidate>, keep: usize) {
 #[derive(Debug, thiserror::Error)]
 pub enum TheoryError {
     #[error(transparent)]
+    /// A table could not be read.
     Table(#[from] TableError),
     #[error(transparent)]
+    /// The claim cannot be measured.
     Claim(#[from] ClaimError),
     #[error("stopped before the count was done")]
+    /// Stopped before the count was done.
     Stopped,
 }
 

@@ -105,6 +105,7 @@ struct WorkHeader {
 /// Where a resumed build stands.
 #[derive(Clone, Debug)]
 pub struct Resumed {
+    /// The phase the build had reached.
     pub phase: Phase,
     /// The longest distance noted so far.
     pub max_plies: u32,

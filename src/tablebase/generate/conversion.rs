@@ -17,6 +17,7 @@ const UNSET: u8 = u8::MAX;
 
 /// The positions of one table whose win or loss by mate is over the move limit.
 pub struct ConversionFlags {
+    /// The limit in plies the flags are counted against.
     pub limit: u32,
     /// Per side to move, one bit per entry.
     pub(crate) over: [Bits; 2],
