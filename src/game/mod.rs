@@ -1,16 +1,19 @@
-//! The rules engine: the board ([`square`]), the sides and pieces ([`color`], [`piece`]),
-//! positions ([`position`]) and their FEN text ([`fen`]), attack tables ([`attacks`]),
-//! legal moves and un-moves ([`movegen`], [`moves`]), perft ([`perft`]) and material
+//! The rules engine: the board's points, the sides and pieces, positions and their FEN
+//! text ([`fen`]), attack tables, legal moves and un-moves, perft ([`perft`]) and material
 //! signatures ([`material`]). Everything else in canju stands on this module, and it
 //! stands on nothing else in canju.
+//!
+//! Its types are re-exported at the crate's root ([`crate::Position`], [`crate::Move`],
+//! [`crate::Square`], [`crate::Piece`], [`crate::Color`], …); the modules that hold them
+//! (`square`, `color`, `position`, `moves`, `movegen`, `attacks`) are the crate's own.
 
-pub mod attacks;
-pub mod color;
+pub(crate) mod attacks;
+pub(crate) mod color;
 pub mod fen;
 pub mod material;
-pub mod movegen;
-pub mod moves;
+pub(crate) mod movegen;
+pub(crate) mod moves;
 pub mod perft;
 pub mod piece;
-pub mod position;
-pub mod square;
+pub(crate) mod position;
+pub(crate) mod square;

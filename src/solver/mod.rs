@@ -30,7 +30,7 @@
 
 pub mod report;
 mod search;
-pub mod tt;
+pub(crate) mod tt;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -62,7 +62,7 @@ pub struct Options {
     pub max_nodes: Option<u64>,
     /// Stop when this is set (Ctrl-C).
     pub stop: Arc<AtomicBool>,
-    /// Transposition table size in MB: the most it grows to (see [`tt::Tt`]). A
+    /// Transposition table size in MB: the most it grows to (the transposition table grows by fours from 1 MB). A
     /// [`Solver`] has a table of its own and does not read this.
     pub hash_mb: usize,
     /// Live counters for a progress display.
@@ -190,7 +190,7 @@ fn legal(pos: &Position) -> Result<(), SolveError> {
 /// benchmark, an engine), it spares each proof the cost of fresh memory (the system's
 /// zeroing of new pages, 6% of the time on the solver bench). Its answers are those of
 /// [`solve`] and [`mate_distance`]: no proof reads what an earlier one stored (see
-/// [`Tt::renew`]).
+/// `Tt::renew`).
 ///
 /// ```
 /// use canju::Position;

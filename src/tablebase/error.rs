@@ -199,7 +199,7 @@ impl DirState {
 }
 
 /// What fixes a table error: data for a front end to put in its own words (the command
-/// line names a `canju gen` command; see [`gen_command`]).
+/// line names a `canju gen` command for it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Remedy {
     /// Build the table whose file would be at `path`.
