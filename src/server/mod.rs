@@ -967,26 +967,30 @@ fn open_browser(url: &str) {
 }
 
 /// Serves the page and the API until SIGINT or SIGTERM.
-pub fn run(a: Config) -> Result<(), Error> {
-    let dir = a.dir.clone();
-    let puzzles = canju::puzzle::load_builtin()?;
-    let state = Arc::new(AppState {
-        tb: Tablebase::with_rules(&dir, a.rules).with_cache_mb(a.cache_mb),
+/// The server's state: the tables of `dir` under both rule sets, and the built-in puzzles.
+fn state(dir: &std::path::Path, rules: Rules, cache_mb: usize) -> Result<Shared, Error> {
+    Ok(Arc::new(AppState {
+        tb: Tablebase::with_rules(dir, rules).with_cache_mb(cache_mb),
         other: Tablebase::with_rules(
-            &dir,
-            match a.rules {
+            dir,
+            match rules {
                 Rules::Asian => Rules::None,
                 Rules::None => Rules::Asian,
             },
         )
-        .with_cache_mb(a.cache_mb),
-        puzzles,
+        .with_cache_mb(cache_mb),
+        puzzles: canju::puzzle::load_builtin()?,
         heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
         jobs: Mutex::new(HashMap::new()),
         next_job: AtomicU64::new(0),
         closing: AtomicBool::new(false),
         theory_cache: Mutex::new(HashMap::new()),
-    });
+    }))
+}
+
+pub fn run(a: Config) -> Result<(), Error> {
+    let dir = a.dir.clone();
+    let state = state(&dir, a.rules, a.cache_mb)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -1034,3 +1038,6 @@ pub fn run(a: Config) -> Result<(), Error> {
     runtime.shutdown_timeout(Duration::from_millis(500));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
