@@ -10,9 +10,8 @@ use canju::notation::{self, Notation, Style};
 use canju::system::peak_memory;
 use canju::tablebase::build::{self, Outcome, Report};
 use canju::tablebase::index::Layout;
-use canju::tablebase::limit::over_limit;
 use canju::tablebase::plan::Plan;
-use canju::tablebase::{Rules, Tablebase, Value, class, report};
+use canju::tablebase::{Rules, Tablebase, class, report};
 
 use super::common::{
     generate, generate_quietly, material_arg, progress_bar, progress_for, summary, table_dir,
@@ -457,22 +456,6 @@ pub fn verify_cmd(
     Ok(())
 }
 
-/// Describes a value for people: 红胜 in n moves, etc.
-pub fn verdict_text(v: Value) -> String {
-    match v {
-        Value::RuleWin(k) => {
-            format!("win by rule (长将作负: the defender can only check forever), level {k}")
-        }
-        Value::RuleLoss(k) => {
-            format!("loss by rule (长将作负: only checking forever holds off mate), level {k}")
-        }
-        Value::Win(n) => format!("win in {n} plies ({} moves)", n.div_ceil(2)),
-        Value::Loss(0) => "loss: no legal move (mated or stalemated)".to_string(),
-        Value::Loss(n) => format!("loss in {n} plies"),
-        Value::Draw => "draw".to_string(),
-    }
-}
-
 pub struct ProbeArgs<'a> {
     pub fen: &'a Option<OsString>,
     pub notation: Notation,
@@ -501,54 +484,41 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
             generate(m, &tb, a.threads)?;
         }
     }
+    let probed = report::probe(&tb, &pos, true).map_err(table_error)?;
     if a.json {
-        let out = report::probe(&tb, &pos, true).map_err(table_error)?;
-        super::print_json(&out)?;
-        return Ok(());
+        return super::print_json(&probed);
     }
-    let value = tb.probe(&pos).map_err(table_error)?;
-    let moves = tb.rank_moves(&pos).map_err(table_error)?;
     out!(
         "{}",
         canju::render::terminal::board(&pos, super::board::board_style(false))
     );
     outln!("rules: {}", a.rules.describe());
-    print_probe(&tb, &pos, value, &moves, a.notation)
+    print_probe(&pos, &probed, a.notation);
+    Ok(())
 }
 
 /// Prints a probed position: verdict and ranked moves, with the wins and losses beyond
 /// the 60-move limit marked.
-fn print_probe(
-    tb: &Tablebase,
-    pos: &Position,
-    value: Value,
-    moves: &[canju::tablebase::RankedMove],
-    notation: Notation,
-) -> CliResult {
-    let limit = |p: &Position| -> Result<&'static str, CliError> {
-        Ok(if over_limit(tb, p).map_err(table_error)? {
-            LIMIT_NOTE
-        } else {
-            ""
-        })
-    };
+fn print_probe(pos: &Position, probed: &report::ProbeReport, notation: Notation) {
+    let limit = |beyond: bool| if beyond { LIMIT_NOTE } else { "" };
     outln!("{pos}");
     outln!(
         "{} to move: {}{}",
         pos.turn(),
-        verdict_text(value),
-        limit(pos)?
+        probed.value.describe(),
+        limit(probed.beyond_move_limit)
     );
-    for r in moves {
-        let text = notation::format_move(pos, r.mv, notation, Style::default());
+    for m in &probed.moves {
+        let text = notation::format_move(pos, m.mv, notation, Style::default());
         // pad by display width: Chinese characters take two columns
         let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
         let pad = " ".repeat(10usize.saturating_sub(width));
-        let mut child = pos.clone();
-        child.play_unchecked(r.mv);
-        outln!("  {text}{pad}{}{}", verdict_text(r.value), limit(&child)?);
+        outln!(
+            "  {text}{pad}{}{}",
+            m.value.describe(),
+            limit(m.beyond_move_limit)
+        );
     }
-    Ok(())
 }
 
 /// How a win or loss beyond the natural move limit is marked.

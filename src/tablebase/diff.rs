@@ -264,3 +264,178 @@ fn only_checks_hold(tb: &Tablebase, pos: &Position) -> Result<bool, TableError> 
     }
     Ok(true)
 }
+
+/// A position whose verdict the rule changes, with the line that shows the cycle.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DiffExample {
+    /// The position.
+    #[serde(skip)]
+    pub position: Position,
+    /// Best play under the rule, with the checks.
+    #[serde(skip)]
+    pub rule_line: RuleLine,
+    /// Its FEN.
+    pub fen: String,
+    /// `red` or `black`.
+    pub side_to_move: &'static str,
+    /// `draw → win` or `draw → loss`, for the side to move.
+    pub kind: &'static str,
+    /// Its verdict without the rule: always `draw`.
+    pub baseline: &'static str,
+    /// Its verdict under the rule, in words ([`Value::describe`]).
+    pub asian: String,
+    /// Best play under the rule until a position repeats (or the game ends).
+    pub line: Vec<LineMove>,
+    /// The ply at which the repeated position first stood (0 = the example itself).
+    pub repeats_from: Option<usize>,
+}
+
+/// A move of an example's line.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LineMove {
+    /// In ICCS coordinates.
+    pub iccs: String,
+    /// In Chinese notation.
+    pub chinese: String,
+    /// It gives check.
+    pub check: bool,
+}
+
+/// Who checks on every move of a line's cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CycleCheckers {
+    /// One side checks on every move (长将): this side.
+    One(Color),
+    /// Both sides do (解将还将).
+    Both,
+    /// Neither does.
+    Neither,
+}
+
+impl DiffExample {
+    /// Who checks on every move of the cycle, when the line repeats.
+    pub fn checkers(&self) -> Option<CycleCheckers> {
+        let from = self.repeats_from?;
+        let cycle = &self.rule_line.checks[from..];
+        let every = |parity: usize| {
+            cycle
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| (from + k) % 2 == parity)
+                .all(|(_, &c)| c)
+        };
+        let side = |parity: usize| {
+            if parity == 0 {
+                self.position.turn()
+            } else {
+                !self.position.turn()
+            }
+        };
+        Some(match (every(0), every(1)) {
+            (true, true) => CycleCheckers::Both,
+            (true, false) => CycleCheckers::One(side(0)),
+            (false, true) => CycleCheckers::One(side(1)),
+            (false, false) => CycleCheckers::Neither,
+        })
+    }
+}
+
+/// One side to move's counts in a [`DiffReport`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DiffSide {
+    /// Draws without the rule that the side to move wins by rule.
+    pub draw_to_win: u64,
+    /// Draws without the rule that the side to move loses by rule (it is the one that
+    /// would have to check forever).
+    pub draw_to_loss: u64,
+    /// The highest level of a verdict by rule.
+    pub levels: u32,
+}
+
+/// What the perpetual-check rule changes in an endgame: `canju diff`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DiffReport {
+    /// The material.
+    pub material: String,
+    /// The material in Chinese.
+    pub material_chinese: String,
+    /// Red to move's counts.
+    pub red_to_move: DiffSide,
+    /// Black to move's counts.
+    pub black_to_move: DiffSide,
+    /// Examples, red to move first, wins before losses.
+    pub examples: Vec<DiffExample>,
+}
+
+/// Compares `m`'s tables in `baseline` (rules none) and `asian` (both built), with up to
+/// `examples` examples of each kind per side to move, each with its line of at most
+/// `max_line` plies.
+pub fn report(
+    baseline: &Tablebase,
+    asian: &Tablebase,
+    m: crate::game::material::Material,
+    examples: usize,
+    max_line: usize,
+) -> Result<DiffReport, TableError> {
+    let bt = baseline.table(m)?;
+    let at = asian.table(m)?;
+    let diff = compare(&bt, &at, examples)?;
+    let mut out = Vec::new();
+    for turn in Color::ALL {
+        for (kind, list) in [
+            ("draw → win", &diff.win_examples[turn.index()]),
+            ("draw → loss", &diff.loss_examples[turn.index()]),
+        ] {
+            for &index in list {
+                let Some(pos) = at.layout().position(index, turn) else {
+                    continue;
+                };
+                let value = at.value(turn, index)?;
+                let line = rule_line(asian, &pos, max_line)?;
+                let mut q = pos.clone();
+                let moves = line
+                    .moves
+                    .iter()
+                    .zip(&line.checks)
+                    .map(|(&mv, &check)| {
+                        let j = LineMove {
+                            iccs: mv.to_string(),
+                            chinese: crate::notation::format_move(
+                                &q,
+                                mv,
+                                crate::notation::Notation::Chinese,
+                                crate::notation::Style::default(),
+                            ),
+                            check,
+                        };
+                        q.play_unchecked(mv);
+                        j
+                    })
+                    .collect();
+                out.push(DiffExample {
+                    fen: pos.to_string(),
+                    side_to_move: turn.name(),
+                    kind,
+                    baseline: "draw",
+                    asian: value.describe(),
+                    line: moves,
+                    repeats_from: line.repeats_from,
+                    position: pos,
+                    rule_line: line,
+                });
+            }
+        }
+    }
+    let side = |c: &RuleCounts| DiffSide {
+        draw_to_win: c.draw_to_win,
+        draw_to_loss: c.draw_to_loss,
+        levels: c.levels,
+    };
+    Ok(DiffReport {
+        material: m.to_string(),
+        material_chinese: m.chinese(),
+        red_to_move: side(&diff.sides[0]),
+        black_to_move: side(&diff.sides[1]),
+        examples: out,
+    })
+}

@@ -29,6 +29,12 @@ fn rule_level(v: Value) -> Option<u32> {
 /// A legal move of a probed position and its value.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProbedMove {
+    /// The move.
+    #[serde(skip)]
+    pub mv: crate::game::moves::Move,
+    /// Its value for the side that plays it.
+    #[serde(skip)]
+    pub value: Value,
     /// The move in ICCS coordinates (`h2e2`).
     pub iccs: String,
     /// The move in WXF notation (`C2.5`).
@@ -50,6 +56,9 @@ pub struct ProbedMove {
 /// A probed position: `canju probe --json` and the server's `/api/probe`.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProbeReport {
+    /// The position's value for the side to move.
+    #[serde(skip)]
+    pub value: Value,
     /// The position's FEN.
     pub fen: String,
     /// `red` or `black`.
@@ -78,9 +87,11 @@ pub struct ProbeReport {
 /// beyond the 60-move limit (computing a table's flags on first need; a server, which must
 /// answer at once, leaves them out).
 pub fn probe(tb: &Tablebase, pos: &Position, limit: bool) -> Result<ProbeReport, TableError> {
+    // the value first: a position larger than any table is refused for that, before its
+    // table is looked for
+    let value = tb.probe(pos)?;
     let material = Material::of(pos).canonical();
     let table = tb.table(material)?;
-    let value = tb.probe(pos)?;
     let moves = tb.rank_moves(pos)?;
     let style = Style::default();
     let namer = notation::MoveNamer::new(pos);
@@ -96,6 +107,7 @@ pub fn probe(tb: &Tablebase, pos: &Position, limit: bool) -> Result<ProbeReport,
         })
         .collect::<Result<_, _>>()?;
     Ok(ProbeReport {
+        value,
         fen: pos.to_string(),
         side_to_move: pos.turn().name(),
         material: material.to_string(),
@@ -109,6 +121,8 @@ pub fn probe(tb: &Tablebase, pos: &Position, limit: bool) -> Result<ProbeReport,
             .iter()
             .zip(move_over)
             .map(|(r, beyond_move_limit)| ProbedMove {
+                mv: r.mv,
+                value: r.value,
                 iccs: r.mv.to_string(),
                 wxf: namer.name(r.mv, Notation::Wxf, style),
                 chinese: namer.name(r.mv, Notation::Chinese, style),

@@ -106,6 +106,25 @@ impl fmt::Display for Value {
     }
 }
 
+impl Value {
+    /// The value in a player's words, the rule named where it decides: what `canju probe`
+    /// and `canju diff` print.
+    pub fn describe(self) -> String {
+        match self {
+            Value::RuleWin(k) => {
+                format!("win by rule (长将作负: the defender can only check forever), level {k}")
+            }
+            Value::RuleLoss(k) => {
+                format!("loss by rule (长将作负: only checking forever holds off mate), level {k}")
+            }
+            Value::Win(n) => format!("win in {n} plies ({} moves)", n.div_ceil(2)),
+            Value::Loss(0) => "loss: no legal move (mated or stalemated)".to_string(),
+            Value::Loss(n) => format!("loss in {n} plies"),
+            Value::Draw => "draw".to_string(),
+        }
+    }
+}
+
 /// Stored byte codes: 0 draw, 1 illegal, 2 + n decided by mate in n plies (n ≤ 189; in a
 /// wide table the last two are far codes, their distances in the table's far list),
 /// 192 + 2k a loss and 193 + 2k a win by the perpetual-check rule at level k (k ≤ 30;
