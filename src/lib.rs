@@ -27,6 +27,27 @@
 //! let value = tb.probe(&pos).unwrap(); // after `canju gen KNPKAB`
 //! println!("{value}");
 //! ```
+//!
+//! What the command line and the server show is a library call each, with a report that
+//! serializes: [`tablebase::report`] (a probed position with every move ranked, a table's
+//! statistics), [`solver`] with [`solver::report::SolveReport`], a puzzle played move by
+//! move ([`puzzle::attempt::Attempt`]) or judged whole ([`puzzle::check::check_line`]),
+//! [`theory::measure`], [`main_job::run`]:
+//!
+//! ```
+//! use canju::puzzle::attempt::{Attempt, Status};
+//! use canju::puzzle::{Judge, load_builtin};
+//!
+//! // 实战杀局 第10题: a mate in 2 the solver judges (no table needed)
+//! let all = load_builtin().unwrap();
+//! let p = all.iter().find(|p| p.entry.id == "mate-010").unwrap();
+//! let judge = Judge::new(None);
+//! let mut attempt = Attempt::new(p, &judge);
+//! let first = attempt.play_text("卒４平５").unwrap();
+//! assert_eq!(first.defence.as_deref(), Some("帅五平六"));
+//! attempt.play_text("车６进１").unwrap();
+//! assert_eq!(attempt.status(), &Status::Solved { clean: true });
+//! ```
 
 #![warn(missing_docs)]
 

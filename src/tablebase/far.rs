@@ -115,42 +115,70 @@ impl FarList {
     /// Reads a stored list (exactly its bytes, trailer included), checking its checksum,
     /// its order, its keys against `entries` per side and that every distance is one a
     /// far code holds.
-    pub fn decode(bytes: &[u8], entries: u64) -> Result<FarList, String> {
+    pub fn decode(bytes: &[u8], entries: u64) -> Result<FarList, FarListError> {
         let t = bytes
             .len()
             .checked_sub(TRAILER_BYTES)
-            .ok_or("the far list is cut short")?;
+            .ok_or(FarListError::Short)?;
         let crc = u32::from_le_bytes(bytes[t + 8..].try_into().expect("4 bytes"));
         if crc32fast::hash(&bytes[..t + 8]) != crc {
-            return Err("far list checksum mismatch".into());
+            return Err(FarListError::Checksum);
         }
         if !t.is_multiple_of(ENTRY_BYTES)
             || u64::from_le_bytes(bytes[t..t + 8].try_into().expect("8 bytes"))
                 != (t / ENTRY_BYTES) as u64
         {
-            return Err("the far list's count does not match its length".into());
+            return Err(FarListError::Count);
         }
         let mut list = FarList::default();
         for e in bytes[..t].chunks_exact(ENTRY_BYTES) {
             let k = u64::from_le_bytes(e[..8].try_into().expect("8 bytes"));
             let p = u32::from_le_bytes(e[8..].try_into().expect("4 bytes"));
             if list.keys.last().is_some_and(|&last| last >= k) {
-                return Err("the far list is out of order".into());
+                return Err(FarListError::Order);
             }
             if unkey(k).1 >= entries {
-                return Err(format!(
-                    "the far list names entry {} of {entries}",
-                    unkey(k).1
-                ));
+                return Err(FarListError::Entry {
+                    entry: unkey(k).1,
+                    entries,
+                });
             }
             if p < 2 {
-                return Err(format!("the far list holds a distance of {p} plies"));
+                return Err(FarListError::Distance(p));
             }
             list.keys.push(k);
             list.plies.push(p);
         }
         Ok(list)
     }
+}
+
+/// What is wrong with a stored far list.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FarListError {
+    /// Shorter than its trailer.
+    #[error("the far list is cut short")]
+    Short,
+    /// Its checksum does not match its bytes.
+    #[error("far list checksum mismatch")]
+    Checksum,
+    /// Its count does not match its length.
+    #[error("the far list's count does not match its length")]
+    Count,
+    /// Its keys are not in increasing order.
+    #[error("the far list is out of order")]
+    Order,
+    /// A key names an entry beyond the table.
+    #[error("the far list names entry {entry} of {entries}")]
+    Entry {
+        /// The entry named.
+        entry: u64,
+        /// Entries per side to move.
+        entries: u64,
+    },
+    /// A distance no far code holds.
+    #[error("the far list holds a distance of {0} plies")]
+    Distance(u32),
 }
 
 #[cfg(test)]
@@ -172,10 +200,19 @@ mod tests {
         assert_eq!(FarList::stored_len(&bytes), Some(bytes.len()));
         assert_eq!(FarList::decode(&bytes, 10).unwrap(), list);
         // an index beyond the table, a flipped bit, a cut
-        assert!(FarList::decode(&bytes, 8).unwrap_err().contains("entry 9"));
+        assert_eq!(
+            FarList::decode(&bytes, 8).unwrap_err(),
+            FarListError::Entry {
+                entry: 9,
+                entries: 8
+            }
+        );
         let mut bad = bytes.clone();
         bad[9] ^= 1;
-        assert!(FarList::decode(&bad, 10).unwrap_err().contains("checksum"));
+        assert_eq!(
+            FarList::decode(&bad, 10).unwrap_err(),
+            FarListError::Checksum
+        );
         assert!(FarList::decode(&bytes[1..], 10).is_err());
         assert_eq!(FarList::stored_len(&bytes[..5]), None);
         let empty = FarList::default().encode();

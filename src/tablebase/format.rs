@@ -530,8 +530,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, TableError> {
         next += r.length as u64;
     }
     let far = if wide {
-        let list =
-            FarList::decode(&bytes[bytes.len() - far_len..], header.entries).map_err(damaged)?;
+        let list = FarList::decode(&bytes[bytes.len() - far_len..], header.entries)
+            .map_err(|e| damaged(e.to_string()))?;
         if list.is_empty() {
             return Err(damaged("a wide table with an empty far list".into()));
         }
