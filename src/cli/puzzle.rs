@@ -215,20 +215,9 @@ pub fn play_cmd(
     let (path, progress) = progress()?;
     let p = match id {
         Some(id) => find(&all, id)?,
-        None => all
-            .iter()
-            .find(|p| {
-                progress
-                    .get(&p.entry.id)
-                    .is_some_and(|r| !r.solved && r.failed > 0)
-            })
-            .or_else(|| {
-                all.iter()
-                    .find(|p| progress.get(&p.entry.id).is_none_or(|r| !r.solved))
-            })
-            .ok_or_else(|| {
-                CliError::input("every puzzle is solved (`canju puzzle reset` starts over)")
-            })?,
+        None => progress.next(&all).ok_or_else(|| {
+            CliError::input("every puzzle is solved (`canju puzzle reset` starts over)")
+        })?,
     };
     let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     ensure_tables(p, &tb)?;

@@ -39,6 +39,16 @@ impl Progress {
         }
     }
 
+    /// The puzzle to do next among `all`: the first failed and not yet solved, else the
+    /// first not solved; `None` when every one is solved.
+    pub fn next<'a>(&self, all: &'a [super::Puzzle]) -> Option<&'a super::Puzzle> {
+        let unsolved = |p: &&super::Puzzle| self.get(&p.entry.id).is_none_or(|r| !r.solved);
+        all.iter()
+            .filter(unsolved)
+            .find(|p| self.get(&p.entry.id).is_some_and(|r| r.failed > 0))
+            .or_else(|| all.iter().find(unsolved))
+    }
+
     /// A puzzle's record.
     pub fn get(&self, id: &str) -> Option<&Record> {
         self.puzzles.get(id)
@@ -185,6 +195,24 @@ pub fn update(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_next_puzzle_is_a_failed_one_then_the_first_unsolved() {
+        let all = crate::puzzle::load_builtin().unwrap();
+        let id = |i: usize| all[i].entry.id.clone();
+        let mut p = Progress::default();
+        assert_eq!(p.next(&all).unwrap().entry.id, id(0));
+        p.record(&id(0), true);
+        p.record(&id(5), false);
+        assert_eq!(p.next(&all).unwrap().entry.id, id(5));
+        // failed, then solved: no longer first
+        p.record(&id(5), true);
+        assert_eq!(p.next(&all).unwrap().entry.id, id(1));
+        for q in &all {
+            p.record(&q.entry.id, true);
+        }
+        assert!(p.next(&all).is_none());
+    }
 
     #[test]
     fn round_trip_and_damage() {
