@@ -28,9 +28,12 @@
 //! assert!(s.winning_moves.iter().all(|w| w.plies <= 5));
 //! ```
 
+mod checks;
+mod ordering;
 pub mod report;
 mod search;
 pub(crate) mod tt;
+mod witness;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
