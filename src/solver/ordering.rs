@@ -7,7 +7,9 @@ use crate::game::moves::Move;
 use crate::game::piece::Kind;
 use crate::game::square::Square;
 
-use super::search::MAX_PLY;
+/// The deepest ply with a slot of its own (killers, the search's scored moves); deeper plies
+/// share the last.
+pub(super) const MAX_PLY: usize = 256;
 
 /// The move-ordering memory every search thread shares: killer moves per ply (moves that
 /// decided a node at that distance from the root) and history counts per side and move.

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::checks::{CheckFilter, check_candidates, moves_touching};
 pub use super::ordering::Heuristics;
-use super::ordering::{NO_KILLER, move_index, pick, piece_value};
+use super::ordering::{MAX_PLY, NO_KILLER, move_index, pick, piece_value};
 use super::tt::{Bounds, Tt};
 use super::witness::Witnesses;
 use crate::game::material::Material;
@@ -56,8 +56,6 @@ pub struct Shared<'a> {
     /// tried, and a stalemate by a quiet move does not count.
     pub checks_only: bool,
 }
-
-pub(super) const MAX_PLY: usize = 256;
 
 /// One thread's search state: the tables it has looked up, its move lists.
 pub struct Searcher<'a> {

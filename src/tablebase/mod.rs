@@ -16,6 +16,7 @@ pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod stats;
+mod table;
 pub mod value;
 pub mod verify;
 
