@@ -245,11 +245,15 @@ fn old_format_files_are_named_and_converted() {
     std::fs::write(&path, &old).unwrap();
     let e = Tablebase::new(&d.0)
         .table("KRK".parse().unwrap())
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
     assert!(
-        e.contains("table format 1 from an older canju") && e.contains("canju gen KRK"),
+        e.to_string().contains("table format 1 from an older canju"),
         "{e}"
+    );
+    // what fixes it is data for the front ends to word (`canju gen KRK` on the command line)
+    assert_eq!(
+        canju::tablebase::HasRemedy::remedy(&e),
+        Some(canju::tablebase::Remedy::Convert { path: path.clone() })
     );
     // conversion gives exactly the file this canju writes
     let reports = canju::tablebase::build::build(
