@@ -74,5 +74,5 @@ pub use game::material::Material;
 pub use game::movegen::{Attackers, GameEnd, IllegalMove, Legality, UnmoveLegality};
 pub use game::moves::{Move, MoveList};
 pub use game::piece::{Color, Kind, Piece};
-pub use game::position::{Position, PositionError, START_FEN, Setup};
+pub use game::position::{Position, PositionError, START_FEN, Setup, Unreachable};
 pub use game::square::{File, Rank, Square};

@@ -331,7 +331,8 @@ async function explore(fen) {
     $('#fen').value = info.fen;
     exBoard.enabled = !E.edit;
     const end = info.game_over ? ` — ${info.side_to_move} has no move (${info.game_over}): lost` : info.in_check ? ' — in check' : '';
-    $('#e-status').textContent = `${info.side_to_move} to move, ${info.pieces} pieces${end}`;
+    const composed = info.unreachable ? ` — a composed position (${info.unreachable})` : '';
+    $('#e-status').textContent = `${info.side_to_move} to move, ${info.pieces} pieces${end}${composed}`;
     $('#e-solution').innerHTML = '';
     await probe(info);
   } catch (e) {

@@ -19,6 +19,9 @@ pub fn board_style(ascii: bool) -> terminal::Style {
 pub fn show(fen: &Option<OsString>, ascii: bool) -> CliResult {
     let pos = position_arg(fen)?;
     out!("{}", terminal::board(&pos, board_style(ascii)));
+    if let Some(u) = pos.unreachable_piece() {
+        outln!("a composed position: {u}");
+    }
     Ok(())
 }
 

@@ -468,6 +468,11 @@ pub struct ProbeArgs<'a> {
 
 pub fn probe_cmd(a: ProbeArgs) -> CliResult {
     let pos = position_arg(a.fen)?;
+    if let Some(u) = pos.unreachable_piece() {
+        return Err(CliError::input(format!(
+            "{pos}: no table value: {u}, and the tables hold only positions a game can reach; `canju solve` searches it"
+        )));
+    }
     let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
     if a.generate {
         let m = Material::of(&pos).canonical();

@@ -195,8 +195,9 @@ impl Piece {
         }
     }
 
-    /// Whether this piece can ever stand on `sq` (palace points for general and advisor,
-    /// the seven elephant points, soldier points on or past its start rank).
+    /// Whether this piece can ever stand on `sq` in a game (palace points for general and
+    /// advisor, the seven elephant points, soldier points on or past its start rank). The
+    /// tables index exactly these placements.
     pub const fn can_stand_on(self, sq: Square) -> bool {
         let f = sq.file().index();
         let r = sq.rank().relative_to(self.color);
@@ -209,6 +210,22 @@ impl Piece {
             ),
             Kind::Soldier => r >= 5 || (r >= 3 && f.is_multiple_of(2)),
             Kind::Horse | Kind::Chariot | Kind::Cannon => true,
+        }
+    }
+}
+
+impl Piece {
+    /// Whether a composition may set this piece on `sq`: every point a game reaches, and
+    /// for a soldier every point of the board (composers set 卒 behind their start and on
+    /// their own back rank, as blockers beside the general; the piece still moves by the
+    /// ordinary rules: forward only, sideways once across the river). Generals stay in their
+    /// palace, advisors on their five points and elephants on their seven: their moves are
+    /// defined by those points (九宫 diagonals, the 田 of the elephant's own half), and no
+    /// classical composition sets them anywhere else.
+    pub const fn may_be_set_on(self, sq: Square) -> bool {
+        match self.kind {
+            Kind::Soldier => true,
+            _ => self.can_stand_on(sq),
         }
     }
 }

@@ -155,6 +155,15 @@ impl Position {
         })
     }
 
+    /// The first piece (from a0 on) that stands where no game can put it: a composition's
+    /// placement, such as a 卒 on its own back rank (see [`Piece::may_be_set_on`]). `None`
+    /// for every position a game can reach; the tables index only those.
+    pub fn unreachable_piece(&self) -> Option<Unreachable> {
+        self.pieces()
+            .find(|&(s, p)| !p.can_stand_on(s))
+            .map(|(square, piece)| Unreachable { square, piece })
+    }
+
     /// Plays a move that must be legal in this position (as produced by
     /// [`Position::legal_moves`]) and returns what is needed to take it back.
     #[inline]
@@ -477,6 +486,28 @@ pub enum PositionError {
     },
 }
 
+/// A piece standing where no game can put it (composers set such pieces; see
+/// [`Piece::may_be_set_on`]). Displays as "black soldier on f9 stands where no game can put it".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unreachable {
+    /// Its point.
+    pub square: Square,
+    /// The piece.
+    pub piece: Piece,
+}
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} on {} stands where no game can put it",
+            self.piece.color,
+            self.piece.kind.name(),
+            self.square
+        )
+    }
+}
+
 /// Checks a board for legality (as described in the crate's rules) and builds the position.
 pub(crate) fn validate(
     board: [Option<Piece>; 90],
@@ -508,7 +539,7 @@ pub(crate) fn validate(
     }
     for s in Square::all() {
         if let Some(p) = board[s.index()]
-            && !p.can_stand_on(s)
+            && !p.may_be_set_on(s)
         {
             return Err(PositionError::Placement {
                 color: p.color,

@@ -618,7 +618,12 @@ impl<'a> Judge<'a> {
         if pos.piece_count() > MAX_PIECES {
             return Ok(None);
         }
-        let pl = crate::tablebase::probe::placement(pos)?;
+        let pl = match crate::tablebase::probe::placement(pos) {
+            Ok(pl) => pl,
+            // (a composed placement: judged by search)
+            Err(crate::tablebase::TableError::Unreachable(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
         match tb.table_if_present(pl.material)? {
             Some(t) => Ok(Some(t.probe(&pl)?)),
             None => Ok(None),

@@ -54,6 +54,8 @@ impl From<TableError> for ApiError {
     fn from(e: TableError) -> ApiError {
         match e {
             TableError::Missing { .. } => ApiError::conflict(crate::remedy::message(&e)),
+            // (a composed position: the request is sound, the tables have no entry for it)
+            TableError::Unreachable(_) => ApiError::bad(e),
             e => ApiError::internal(crate::remedy::message(&e)),
         }
     }

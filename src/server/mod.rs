@@ -529,6 +529,8 @@ async fn moves(q: Result<Query<MovesQuery>, QueryRejection>) -> ApiResult {
         "pieces": pos.piece_count(),
         "moves": legal,
         "game_over": end,
+        // (a composed position: why the tables have no value for it)
+        "unreachable": pos.unreachable_piece().map(|u| u.to_string()),
     })))
 }
 

@@ -196,7 +196,12 @@ impl<'a> Searcher<'a> {
         let Some(table) = table else {
             return Ok(None);
         };
-        let pl = placement(pos).map_err(Stop::Table)?;
+        let pl = match placement(pos) {
+            Ok(pl) => pl,
+            // (a composed placement: searched, never indexed)
+            Err(crate::tablebase::TableError::Unreachable(_)) => return Ok(None),
+            Err(e) => return Err(Stop::Table(e)),
+        };
         let v = table.probe(&pl).map_err(Stop::Table)?;
         Ok(Some(table_distance(v, pos.turn() == self.shared.attacker)))
     }

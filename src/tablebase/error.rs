@@ -164,6 +164,10 @@ pub enum TableError {
     /// Something tables cannot do (more pieces than a table holds, say), in words.
     #[error("{0}")]
     Unsupported(String),
+    /// A composed position: a piece stands where no game can put it, and the tables index
+    /// only the placements a game reaches (the solver searches such positions instead).
+    #[error("no table value: {0} (the tables hold only positions a game can reach)")]
+    Unreachable(crate::game::position::Unreachable),
 }
 
 /// What a table directory is, for a table missing from it.

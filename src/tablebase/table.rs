@@ -663,7 +663,7 @@ pub struct Placement {
 }
 
 /// Finds the table material and slot placement of a position; an error when the position
-/// has more pieces than any table holds.
+/// has more pieces than any table holds, or a piece where no game can put it.
 pub fn placement(pos: &Position) -> Result<Placement, TableError> {
     let material = Material::of(pos);
     if material.piece_count() > MAX_PIECES {
@@ -687,6 +687,15 @@ pub fn placement(pos: &Position) -> Result<Placement, TableError> {
         next[p.color.index()][p.kind.index()] = i as u8;
     }
     for (s, p) in pos.pieces() {
+        if !p.can_stand_on(s) {
+            // (a composed placement: no table has an index for it)
+            return Err(TableError::Unreachable(
+                crate::game::position::Unreachable {
+                    square: s,
+                    piece: p,
+                },
+            ));
+        }
         let (s, color) = if flipped {
             (s.flip(), !p.color)
         } else {
