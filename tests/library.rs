@@ -43,7 +43,7 @@ fn an_attempt_solved_along_the_stored_line_counts_as_solved() {
         if i < last {
             assert!(r.defence.is_some() && r.ending.is_none(), "{r:?}");
         } else {
-            assert_eq!(r.ending, Some(Ending::NoMoveLeft(!p.goal.side)), "{r:?}");
+            assert_eq!(r.ending, Some(Ending::Checkmated(!p.goal.side)), "{r:?}");
         }
     }
     assert_eq!(a.status(), &Status::Solved { clean: true });
@@ -211,10 +211,18 @@ fn an_import_adds_what_holds_and_says_why_the_rest_does_not() {
         p.entry.fen, line[0], p.entry.fen, line[0]
     );
     let mut built = Vec::new();
-    let r = canju::puzzle::import::import_into(&pgn, "test.pgn", "mine", &d.0, &judge, &mut |q| {
-        built.push(q.entry.id.clone());
-        Ok(())
-    })
+    let r = canju::puzzle::import::import_into(
+        &pgn,
+        "test.pgn",
+        "mine",
+        &d.0,
+        &judge,
+        &Default::default(),
+        &mut |q| {
+            built.push(q.entry.id.clone());
+            Ok(())
+        },
+    )
     .unwrap();
     assert_eq!(r.added, vec!["mine-001".to_string()]);
     assert_eq!(r.rejected.len(), 1);
@@ -228,8 +236,16 @@ fn an_import_adds_what_holds_and_says_why_the_rest_does_not() {
     assert_eq!(back.len(), 1);
     assert_eq!(back[0].position, p.position);
     // a name that is not a plain word is refused before anything is written
-    let e = canju::puzzle::import::import_into(&pgn, "t", "../x", &d.0, &judge, &mut |_| Ok(()))
-        .unwrap_err();
+    let e = canju::puzzle::import::import_into(
+        &pgn,
+        "t",
+        "../x",
+        &d.0,
+        &judge,
+        &Default::default(),
+        &mut |_| Ok(()),
+    )
+    .unwrap_err();
     assert!(
         matches!(e, canju::puzzle::import::ImportError::CollectionName(_)),
         "{e}"

@@ -474,6 +474,92 @@ fn checks_only_wins_agree_with_playing_every_move() {
     assert!(wins >= 20 && quiet_sooner >= 5, "{wins} {quiet_sooner}");
 }
 
+/// Whether the side that plays `m` then checkmates within `plies` (counting `m`), by
+/// trying every move; a stalemate (困毙) is not a mate here.
+fn checkmates_within(pos: &Position, m: Move, plies: u32) -> bool {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let replies = after.legal_moves();
+    if replies.is_empty() {
+        return after.in_check(after.turn());
+    }
+    plies >= 3
+        && replies.iter().all(|&r| {
+            let mut next = after.clone();
+            next.play_unchecked(r);
+            next.legal_moves()
+                .iter()
+                .any(|&m| checkmates_within(&next, m, plies - 2))
+        })
+}
+
+/// 将死 only (`mate_only`): on random positions of small attacking material (where
+/// stalemates are common), every winning first move with its length equals that of playing
+/// every move and counting only checkmates, within three moves; the line ends in
+/// checkmate, and where a stalemate comes sooner the two proofs differ.
+#[test]
+fn mate_only_wins_agree_with_playing_every_move() {
+    const MOVES: u32 = 3;
+    let mut rng = Rng::new(0x3a7e);
+    let (mut wins, mut stalemate_sooner) = (0, 0);
+    for material in ["KRK", "KNPK", "KCCK", "KPPPK", "KNKA"] {
+        for pos in positions_of(material, &mut rng, 40) {
+            let mut options = Options::new(MOVES);
+            options.mate_only = true;
+            let s = solve(&pos, &options, None).unwrap();
+            assert!(s.mate_only);
+            let mut expected: Vec<(String, u32)> = pos
+                .legal_moves()
+                .iter()
+                .filter_map(|&m| {
+                    (1..=2 * MOVES - 1)
+                        .step_by(2)
+                        .find(|&n| checkmates_within(&pos, m, n))
+                        .map(|n| (m.to_string(), n))
+                })
+                .collect();
+            let mut got: Vec<(String, u32)> = s
+                .winning_moves
+                .iter()
+                .map(|w| (w.mv.to_string(), w.plies))
+                .collect();
+            expected.sort();
+            got.sort();
+            assert_eq!(got, expected, "{pos}");
+            match expected.iter().map(|&(_, n)| n).min() {
+                Some(plies) => {
+                    assert_eq!(s.verdict, Verdict::Win { plies }, "{pos}");
+                    let mut end = pos.clone();
+                    for &m in &s.pv {
+                        end.play_unchecked(m);
+                    }
+                    assert!(
+                        matches!(end.game_end(), Some(canju::GameEnd::Checkmate { .. })),
+                        "{pos}: the line ends in {:?}",
+                        end.game_end()
+                    );
+                    wins += 1;
+                }
+                None => assert_eq!(s.verdict, Verdict::None, "{pos}"),
+            }
+            let any = solve(&pos, &Options::new(MOVES), None).unwrap();
+            match (any.verdict, s.verdict) {
+                (Verdict::Win { plies: a }, Verdict::Win { plies: b }) => {
+                    assert!(a <= b, "{pos}");
+                    stalemate_sooner += usize::from(a < b);
+                }
+                (Verdict::Win { .. }, Verdict::None) => stalemate_sooner += 1,
+                (Verdict::None, Verdict::Win { .. }) => panic!("{pos}: mate found, no win"),
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        wins >= 10 && stalemate_sooner >= 3,
+        "{wins} {stalemate_sooner}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 

@@ -245,6 +245,10 @@ enum Command {
         /// stipulate (the shortest win by checks alone; the tables are not read).
         #[arg(long)]
         checks_only: bool,
+        /// 将死 only: the win must end in checkmate, a stalemate (困毙) does not count, as
+        /// for a composed mate (the tables are not read).
+        #[arg(long)]
+        mate_only: bool,
     },
     /// Puzzle collections: list, show, check answers against perfect play.
     Puzzle {
@@ -402,9 +406,27 @@ enum PuzzleCommand {
         file: PathBuf,
         #[arg(long)]
         collection: String,
+        /// For a composition without moves: the bounds of the proof that gives its line.
+        #[command(flatten)]
+        proof: ProofArgs,
         /// The collections' directory (default: puzzles).
         #[arg(long)]
         puzzles: Option<PathBuf>,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
+    },
+    /// Check a collection's stated results: every composition of a transcription (any
+    /// format `import` reads) is solved and compared with the result the book states.
+    Audit {
+        file: PathBuf,
+        #[command(flatten)]
+        proof: ProofArgs,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        threads: ThreadsArg,
         #[command(flatten)]
         dir: DirArg,
         #[command(flatten)]
@@ -432,6 +454,25 @@ enum PuzzleCommand {
         #[command(flatten)]
         rules: RulesArg,
     },
+}
+
+/// The bounds of the proofs that check a composition's stated result (`puzzle audit`,
+/// `puzzle import` of compositions without moves).
+#[derive(clap::Args, Debug)]
+pub struct ProofArgs {
+    /// The bound of the proof by any moves, in moves of the side to move.
+    #[arg(long, default_value_t = 8)]
+    pub max_moves: u32,
+    /// The bound of the proof by checks alone (连将杀), tried when the first finds no win;
+    /// 0 skips it.
+    #[arg(long, default_value_t = 30)]
+    pub checks_moves: u32,
+    /// Seconds each proof may take.
+    #[arg(long, default_value_t = 10.0)]
+    pub time: f64,
+    /// The result to take where the transcription states none: 红先胜 or 红先和.
+    #[arg(long)]
+    pub assume: Option<String>,
 }
 
 /// A failure to report: one line on standard error and an exit code.
@@ -656,10 +697,26 @@ pub fn run() -> Job {
             PuzzleCommand::Import {
                 file,
                 collection,
+                proof,
                 puzzles,
                 dir: DirArg { dir },
                 rules: RulesArg { rules },
-            } => puzzle::import(&file, &collection, &puzzles, &dir, rules),
+            } => puzzle::import(&file, &collection, &proof, &puzzles, &dir, rules),
+            PuzzleCommand::Audit {
+                file,
+                proof,
+                json,
+                threads: ThreadsArg { threads },
+                dir: DirArg { dir },
+                rules: RulesArg { rules },
+            } => puzzle::audit(puzzle::AuditArgs {
+                file: &file,
+                proof: &proof,
+                json,
+                threads,
+                dir: &dir,
+                rules,
+            }),
             PuzzleCommand::Check {
                 id,
                 moves,
@@ -680,6 +737,7 @@ pub fn run() -> Job {
             dir: DirArg { dir },
             rules: RulesArg { rules },
             checks_only,
+            mate_only,
         }) => solve::run(solve::SolveArgs {
             fen: &fen,
             max_moves,
@@ -691,6 +749,7 @@ pub fn run() -> Job {
             dir: &dir,
             rules,
             checks_only,
+            mate_only,
         }),
         Some(Command::Gen {
             material,

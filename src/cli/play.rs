@@ -128,9 +128,15 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             outln!("defence: {d}");
         }
         match r.ending {
-            Some(Ending::NoMoveLeft(side)) => {
+            Some(Ending::Checkmated(side)) => {
                 draw_board(a.position());
-                outln!("solved: {side} has no move left");
+                outln!("solved: 将死, {side} is checkmated");
+            }
+            Some(Ending::Stalemated(side)) => {
+                draw_board(a.position());
+                outln!(
+                    "solved: 困毙, {side} has no move left (not in check: a stalemate, which loses)"
+                );
             }
             Some(Ending::DrawHolds) => outln!("solved: the draw holds"),
             Some(Ending::DefenceWins(side)) => {

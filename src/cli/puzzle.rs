@@ -13,6 +13,169 @@ use canju::tablebase::{Rules, Tablebase};
 use super::common::{generate, generate_quietly, material_arg, puzzle_error, table_dir};
 use super::{CliError, CliResult};
 
+/// `canju puzzle audit`'s arguments.
+pub struct AuditArgs<'a> {
+    pub file: &'a std::path::Path,
+    pub proof: &'a super::ProofArgs,
+    pub json: bool,
+    pub threads: Option<usize>,
+    pub dir: &'a Option<PathBuf>,
+    pub rules: Rules,
+}
+
+/// Reads a transcription file (regular, UTF-8).
+fn read_text(file: &std::path::Path) -> Result<String, CliError> {
+    let bytes = canju::files::read_regular(file).map_err(|e| {
+        CliError::input(format!(
+            "{}: {}",
+            file.display(),
+            canju::tablebase::format::io_message(&e)
+        ))
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|_| CliError::input(format!("{}: not UTF-8 text", file.display())))
+}
+
+/// The proof bounds of `--max-moves`, `--checks-moves`, `--time` and `--assume`, checked.
+fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::audit::AuditOptions, CliError> {
+    let most = canju::solver::MAX_MOVES;
+    if a.max_moves == 0 || a.max_moves > most {
+        return Err(CliError::input(format!(
+            "--max-moves {}: between 1 and {most}",
+            a.max_moves
+        )));
+    }
+    if a.checks_moves > most {
+        return Err(CliError::input(format!(
+            "--checks-moves {}: between 0 and {most}",
+            a.checks_moves
+        )));
+    }
+    if !(a.time > 0.0 && a.time <= 86_400.0) {
+        return Err(CliError::input(format!(
+            "--time {}: seconds, more than 0 and at most a day",
+            a.time
+        )));
+    }
+    let assume = match a.assume.as_deref() {
+        None => None,
+        Some("红先胜" | "1-0" | "win") => Some("1-0".to_string()),
+        Some("红先和" | "1/2-1/2" | "draw") => Some("1/2-1/2".to_string()),
+        Some(other) => {
+            return Err(CliError::input(format!(
+                "--assume '{other}': 红先胜 or 红先和"
+            )));
+        }
+    };
+    Ok(canju::puzzle::audit::AuditOptions {
+        max_moves: a.max_moves,
+        checks_max_moves: a.checks_moves,
+        seconds: a.time,
+        assume,
+        ..Default::default()
+    })
+}
+
+/// `canju puzzle audit FILE`: what canju proves of each composition's stated result.
+pub fn audit(a: AuditArgs) -> CliResult {
+    use canju::puzzle::audit::Finding;
+    let options = proof_options(a.proof)?;
+    let text = read_text(a.file)?;
+    let (games, rejected) = canju::puzzle::import::read(&text);
+    if games.is_empty() {
+        return Err(CliError::input(format!(
+            "{}: no composition could be read{}",
+            a.file.display(),
+            rejected
+                .first()
+                .map_or(String::new(), |r| format!(" (the first: {})", r.reason))
+        )));
+    }
+    let tb = Tablebase::with_rules(table_dir(a.dir)?, a.rules);
+    let pool = super::common::thread_pool(a.threads)?;
+    let bar = super::common::progress_bar("audit");
+    bar.set_length(games.len() as u64);
+    let report = pool
+        .install(|| canju::puzzle::audit::audit(&games, &options, Some(&tb), &|_| bar.inc(1)))
+        .map_err(super::common::table_error)?;
+    bar.finish_and_clear();
+    if a.json {
+        return super::print_json(&report);
+    }
+    for r in &rejected {
+        outln!("game {}: not read: {}", r.number, r.reason);
+    }
+    for e in &report.entries {
+        let stated = match (e.stated, e.assumed) {
+            (Some("win"), false) => "红先胜",
+            (Some("win"), true) => "红先胜 (assumed)",
+            (Some("draw"), false) => "和",
+            (Some("draw"), true) => "和 (assumed)",
+            (Some(_), _) => "负",
+            (None, _) => "unstated",
+        };
+        let found = match (&e.win, e.same_as) {
+            (_, Some(n)) => format!("the same diagram as game {n}"),
+            (Some(w), _) if w.by == "rule" => "a win by the perpetual-check rule (tables)".into(),
+            (Some(w), _) => format!(
+                "{} ({} plies{})",
+                super::solve::chinese_moves(w.plies.div_ceil(2)),
+                w.plies,
+                match w.by {
+                    "tables" => ", tables",
+                    "checks" => ", by checks alone",
+                    _ => "",
+                }
+            ),
+            (None, _) if e.tables.is_some() => format!("tables: {}", e.tables.unwrap_or("")),
+            (None, _) if e.complete => format!(
+                "no forced win within {} moves{}",
+                options.max_moves,
+                if options.checks_max_moves > options.max_moves {
+                    format!(" ({} by checks alone)", options.checks_max_moves)
+                } else {
+                    String::new()
+                }
+            ),
+            (None, _) => format!("no forced win found in {} s a proof", options.seconds),
+        };
+        outln!(
+            "{:>3}. {}  [{}]  {}: {}  {:.2} s",
+            e.number,
+            e.title,
+            stated,
+            match e.finding {
+                Finding::Proven => "proven",
+                Finding::WinNotFound => "not found",
+                Finding::WinRefuted => "refuted",
+                Finding::Cook => "cook (破局)",
+                Finding::DrawConfirmed => "draw confirmed",
+                Finding::DrawNotRefuted => "draw not refuted",
+                Finding::UnstatedWin => "win",
+                Finding::UnstatedNoWin => "no win",
+                Finding::Duplicate => "duplicate",
+            },
+            found,
+            e.seconds
+        );
+    }
+    let counts: Vec<String> = report
+        .counts
+        .iter()
+        .map(|(f, n)| format!("{n} {}", f.describe()))
+        .collect();
+    outln!(
+        "{}: {} compositions; {}; {} s in all (median {:.2} s, longest {:.2} s)",
+        a.file.display(),
+        report.entries.len(),
+        counts.join("; "),
+        report.seconds.round(),
+        report.median_seconds,
+        report.max_seconds
+    );
+    Ok(())
+}
+
 /// The collections: `--puzzles DIR` (every `*.toml` in it), else the built-in ones.
 pub fn collections(dir: &Option<PathBuf>) -> Result<Vec<Puzzle>, CliError> {
     let r = match dir {
@@ -349,19 +512,13 @@ pub fn train(a: TrainArgs) -> CliResult {
 pub fn import(
     file: &std::path::Path,
     collection: &str,
+    proof: &super::ProofArgs,
     dir: &Option<PathBuf>,
     tables: &Option<PathBuf>,
     rules: Rules,
 ) -> CliResult {
-    let bytes = canju::files::read_regular(file).map_err(|e| {
-        CliError::input(format!(
-            "{}: {}",
-            file.display(),
-            canju::tablebase::format::io_message(&e)
-        ))
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| CliError::input(format!("{}: not UTF-8 text", file.display())))?;
+    let proof = proof_options(proof)?;
+    let text = read_text(file)?;
     let dir = dir.clone().unwrap_or_else(|| PathBuf::from("puzzles"));
     let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     let judge = Judge::new(Some(&tb));
@@ -371,6 +528,7 @@ pub fn import(
         collection,
         &dir,
         &judge,
+        &proof,
         &mut |p| ensure_tables(p, &tb).map_err(|e| e.message),
     )
     .map_err(|e| match e {

@@ -29,6 +29,7 @@ pub struct SolveArgs<'a> {
     pub dir: &'a Option<PathBuf>,
     pub rules: Rules,
     pub checks_only: bool,
+    pub mate_only: bool,
 }
 
 /// The most memory `--hash` takes, in MB.
@@ -40,21 +41,8 @@ fn count(n: u32, one: &str, many: &str) -> String {
 }
 
 /// 一步杀, 两步杀, 三步杀 … for a mate in n moves.
-fn chinese_moves(n: u32) -> String {
-    const DIGITS: [&str; 10] = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
-    let number = match n {
-        2 => "两".to_string(),
-        1..=9 => DIGITS[n as usize].to_string(),
-        10 => "十".to_string(),
-        11..=19 => format!("十{}", DIGITS[(n - 10) as usize]),
-        20..=99 => format!(
-            "{}十{}",
-            DIGITS[(n / 10) as usize],
-            DIGITS[(n % 10) as usize]
-        ),
-        _ => n.to_string(),
-    };
-    format!("{number}步杀")
+pub fn chinese_moves(n: u32) -> String {
+    canju::puzzle::import::kill_name(n)
 }
 
 pub fn run(a: SolveArgs) -> CliResult {
@@ -88,6 +76,7 @@ pub fn run(a: SolveArgs) -> CliResult {
     options.time = time;
     options.hash_mb = a.hash;
     options.checks_only = a.checks_only;
+    options.mate_only = a.mate_only;
     let stop = options.stop.clone();
     // Ctrl-C stops the proof and reports what was proven (a second Ctrl-C is ignored
     // while the report is written)
@@ -171,6 +160,9 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
     if s.checks_only {
         outln!("every move of {side}'s must give check (连将杀)");
     }
+    if s.mate_only {
+        outln!("only checkmate counts (将死): a stalemate (困毙) is not the win asked for");
+    }
     match s.verdict {
         Verdict::Win { plies } => {
             let moves = plies.div_ceil(2);
@@ -219,8 +211,19 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
         }
     }
     if !s.pv.is_empty() {
+        let mut end = pos.clone();
+        for &m in &s.pv {
+            end.play_unchecked(m);
+        }
+        let how = match end.game_end() {
+            Some(canju::GameEnd::Checkmate { .. }) => " 将死 (checkmate)",
+            Some(canju::GameEnd::Stalemate { .. }) => {
+                " 困毙 (stalemate: no legal move, not in check)"
+            }
+            None => "",
+        };
         outln!(
-            "line: {}",
+            "line: {}{how}",
             notation::format_line(pos, &s.pv, notation, style)
         );
     }

@@ -43,8 +43,10 @@ pub enum Outcome {
 /// How a solved attempt was solved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
-    /// The side to move (the defender) has no legal move: mated or stalemated.
-    NoMoveLeft(Color),
+    /// The side to move (the defender) is in check with no legal move: 将死.
+    Checkmated(Color),
+    /// The side to move (the defender) has no legal move, not in check: 困毙 (a loss too).
+    Stalemated(Color),
     /// A draw goal: the draw was held for the puzzle's length.
     DrawHolds,
     /// The defence left the player without a move.
@@ -213,7 +215,11 @@ impl<'p, 'j> Attempt<'p, 'j> {
     /// enough.
     fn reached(&mut self) -> Option<Ending> {
         let end = if self.pos.legal_moves().is_empty() {
-            Ending::NoMoveLeft(self.pos.turn())
+            if self.pos.is_check() {
+                Ending::Checkmated(self.pos.turn())
+            } else {
+                Ending::Stalemated(self.pos.turn())
+            }
         } else if !self.puzzle.goal.win && self.played >= self.puzzle.draw_plies() {
             Ending::DrawHolds
         } else {

@@ -10,6 +10,7 @@ use crate::game::position::{Position, Setup};
 use crate::game::square::Square;
 use crate::notation::{self, Notation, Style};
 
+use super::audit::{AuditOptions, prove, stated};
 use super::{Entry, Goal, Judge, Puzzle, PuzzleError, load_str};
 
 /// A game read from a file: where it starts, its moves and its tags.
@@ -38,15 +39,171 @@ pub struct Rejected {
     pub reason: String,
 }
 
-/// Reads every game of a file in either format (DhtmlXQ when the text has `[DhtmlXQ`).
+/// Reads every game of a file in any of the formats canju knows: a DhtmlXQ register (JSON
+/// with `"details"`), DhtmlXQ (the text has `[DhtmlXQ`), a FEN list with `[FEN_INDEX]`
+/// tags, or PGN.
 pub fn read(text: &str) -> (Vec<Game>, Vec<Rejected>) {
     // a byte-order mark, as Windows editors write them, is not part of the text
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.contains("[DhtmlXQ") {
+    if text.trim_start().starts_with('{') {
+        read_register(text)
+    } else if text.contains("[DhtmlXQ") {
         read_dhtmlxq(text)
+    } else if text.contains("[FEN_INDEX") {
+        read_fen_index(text)
     } else {
         read_pgn(text)
     }
+}
+
+/// The result a composition's title states, as PGN writes it: `正和`, or a parenthesis
+/// saying `和` or `难胜`, a draw; `红胜`, or a parenthesis saying `胜`, a win for red (who
+/// moves first in every classical collection); `None` when the title says neither
+/// ("（车马对车双士）" names the material only).
+pub fn stated_result(title: &str) -> Option<&'static str> {
+    if title.contains("正和") {
+        return Some("1/2-1/2");
+    }
+    if title.contains("红胜") || title.contains("红先胜") {
+        return Some("1-0");
+    }
+    // 适情雅趣's endings: "（马双兵和双卒双士）", "（单车巧胜马双象）", "（车卒难胜单车）"
+    let said = &title[title.find(['（', '('])?..];
+    if said.contains("难胜") || (said.contains('和') && !said.contains('胜')) {
+        Some("1/2-1/2")
+    } else if said.contains('胜') {
+        Some("1-0")
+    } else {
+        None
+    }
+}
+
+/// A FEN list as kuiba1949/xiangqi-tools keeps 适情雅趣's 551 compositions: per position
+/// `[FEN_INDEX "…"]`, `[EVENT "BOOK_EDITION 第NNN局 TITLE"]` and `[FEN "…"]`, no moves. The
+/// title's parenthesis, when it has one, states the result ([`stated_result`]).
+pub fn read_fen_index(text: &str) -> (Vec<Game>, Vec<Rejected>) {
+    let mut games = Vec::new();
+    let mut rejected = Vec::new();
+    let starts: Vec<usize> = text.match_indices("[FEN_INDEX").map(|(i, _)| i).collect();
+    for (i, &start) in starts.iter().enumerate() {
+        let number = i + 1;
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        let g = &text[start..end];
+        let index = tag(g, "FEN_INDEX").unwrap_or("");
+        let Some(fen) = tag(g, "FEN") else {
+            rejected.push(Rejected {
+                number,
+                reason: format!("{index}: no FEN tag"),
+            });
+            continue;
+        };
+        let position: Position = match fen.parse() {
+            Ok(p) => p,
+            Err(e) => {
+                rejected.push(Rejected {
+                    number,
+                    reason: format!("{index}: {e}"),
+                });
+                continue;
+            }
+        };
+        // "适情雅趣_李浭551局新版 第001局 气吞关右": the book, its edition, the title
+        let event = tag(g, "EVENT").unwrap_or("");
+        let (head, rest) = event.split_once(' ').unwrap_or((event, ""));
+        let (book, edition) = head.split_once('_').unwrap_or((head, ""));
+        let title = if rest.is_empty() {
+            book.to_string()
+        } else {
+            format!("{book} {rest}")
+        };
+        let edition = if edition.is_empty() {
+            String::new()
+        } else {
+            format!(" ({edition})")
+        };
+        games.push(Game {
+            number,
+            result: stated_result(rest).map(str::to_string),
+            title: Some(title),
+            source: Some(format!("{book}{edition}, {index}")),
+            position,
+            moves: Vec::new(),
+        });
+    }
+    (games, rejected)
+}
+
+/// A DhtmlXQ register as chasoft/community-xiangqi-games-database keeps a collection's
+/// diagrams: JSON whose `"details"` maps `NNN-TITLE-RESULT` to `{"preview": BINIT,
+/// "description": "TITLE RESULT"}` (red to move). Keys of one number with the same diagram
+/// are one composition, read once; the collection's name is the readme's first heading.
+pub fn read_register(text: &str) -> (Vec<Game>, Vec<Rejected>) {
+    let mut games = Vec::new();
+    let mut rejected = Vec::new();
+    let doc: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            rejected.push(Rejected {
+                number: 1,
+                reason: format!("not a register: {e}"),
+            });
+            return (games, rejected);
+        }
+    };
+    let meta = &doc["meta"];
+    let book = meta["readme"]
+        .as_str()
+        .and_then(|r| r.lines().find_map(|l| l.strip_prefix("# ")))
+        .or_else(|| meta["title"].as_str())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let Some(details) = doc["details"].as_object() else {
+        rejected.push(Rejected {
+            number: 1,
+            reason: "not a register: no \"details\" object".into(),
+        });
+        return (games, rejected);
+    };
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (i, (key, entry)) in details.iter().enumerate() {
+        let number = i + 1;
+        let reject = |reason: String| Rejected {
+            number,
+            reason: format!("{key}: {reason}"),
+        };
+        let Some(preview) = entry["preview"].as_str() else {
+            rejected.push(reject("no preview".into()));
+            continue;
+        };
+        let n: String = key.chars().take_while(char::is_ascii_digit).collect();
+        // the same diagram under a second spelling of its key
+        if seen.iter().any(|(m, p)| *m == n && p == preview) {
+            continue;
+        }
+        seen.push((n.clone(), preview.to_string()));
+        let Some(d) = digits(preview).filter(|d| d.len() == 64) else {
+            rejected.push(reject("the preview is not 64 digits".into()));
+            continue;
+        };
+        let position = match binit_position(&d, Color::Red) {
+            Ok(p) => p,
+            Err(e) => {
+                rejected.push(reject(e));
+                continue;
+            }
+        };
+        let description = entry["description"].as_str().unwrap_or(key).trim();
+        games.push(Game {
+            number,
+            result: stated_result(description).map(str::to_string),
+            title: Some(format!("{book} 第{n}局 {description}")),
+            source: Some(format!("{book}, {key}")),
+            position,
+            moves: Vec::new(),
+        });
+    }
+    (games, rejected)
 }
 
 fn split_games_pgn(text: &str) -> Vec<String> {
@@ -197,6 +354,32 @@ fn digits(s: &str) -> Option<Vec<u8>> {
     s.chars().map(|c| c.to_digit(10).map(|d| d as u8)).collect()
 }
 
+/// The position of a DhtmlXQ board (`binit`: 32 pairs of digits, file then rank from the
+/// top, `99` for a piece off the board; red's pieces first, in [`BINIT_ORDER`]).
+fn binit_position(d: &[u8], turn: Color) -> Result<Position, String> {
+    let mut setup = Setup::empty(turn);
+    for (k, pair) in d.chunks(2).enumerate() {
+        if pair == [9, 9] {
+            continue;
+        }
+        let color = if k < 16 { Color::Red } else { Color::Black };
+        match dhtml_square(pair[0], pair[1]) {
+            Some(s) if setup.piece_at(s).is_some() => {
+                return Err(format!(
+                    "[DhtmlXQ_binit] puts two pieces on {s} (pieces {} and {})",
+                    d.chunks(2).position(|q| q == pair).map_or(0, |i| i + 1),
+                    k + 1
+                ));
+            }
+            Some(s) => {
+                setup.put(s, Piece::new(color, BINIT_ORDER[k % 16]));
+            }
+            None => return Err("[DhtmlXQ_binit] has a point off the board".into()),
+        }
+    }
+    setup.into_position().map_err(|e| format!("position: {e}"))
+}
+
 /// DhtmlXQ blocks: `[DhtmlXQ_binit]…[/DhtmlXQ_binit]` (64 digits, `99` for a piece off
 /// the board), `[DhtmlXQ_movelist]…` (four digits a move), `[DhtmlXQ_title]`; the side to
 /// move is red unless `[DhtmlXQ_firstside]` says 1.
@@ -236,40 +419,10 @@ pub fn read_dhtmlxq(text: &str) -> (Vec<Game>, Vec<Rejected>) {
             Some("1") => Color::Black,
             _ => Color::Red,
         };
-        let mut setup = Setup::empty(turn);
-        let mut problem = None;
-        for (k, pair) in d.chunks(2).enumerate() {
-            if pair == [9, 9] {
-                continue;
-            }
-            let color = if k < 16 { Color::Red } else { Color::Black };
-            match dhtml_square(pair[0], pair[1]) {
-                Some(s) if setup.piece_at(s).is_some() => {
-                    problem.get_or_insert(format!(
-                        "[DhtmlXQ_binit] puts two pieces on {s} (pieces {} and {})",
-                        d.chunks(2).position(|q| q == pair).map_or(0, |i| i + 1),
-                        k + 1
-                    ));
-                }
-                Some(s) => {
-                    setup.put(s, Piece::new(color, BINIT_ORDER[k % 16]));
-                }
-                None => {
-                    problem.get_or_insert("[DhtmlXQ_binit] has a point off the board".into());
-                }
-            }
-        }
-        if let Some(reason) = problem {
-            rejected.push(reject(&reason));
-            continue;
-        }
-        let position = match setup.into_position() {
+        let position = match binit_position(&d, turn) {
             Ok(p) => p,
-            Err(e) => {
-                rejected.push(Rejected {
-                    number,
-                    reason: format!("position: {e}"),
-                });
+            Err(reason) => {
+                rejected.push(Rejected { number, reason });
                 continue;
             }
         };
@@ -310,6 +463,25 @@ pub fn read_dhtmlxq(text: &str) -> (Vec<Game>, Vec<Rejected>) {
         });
     }
     (games, rejected)
+}
+
+/// 一步杀, 两步杀 … 三十步杀: the name of a mate in `n` moves.
+pub fn kill_name(n: u32) -> String {
+    const DIGITS: [&str; 10] = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    let number = match n {
+        2 => "两".to_string(),
+        1..=9 => DIGITS[n as usize].to_string(),
+        10 => "十".to_string(),
+        11..=19 => format!("十{}", DIGITS[(n - 10) as usize]),
+        20..=99 if n.is_multiple_of(10) => format!("{}十", DIGITS[(n / 10) as usize]),
+        20..=99 => format!(
+            "{}十{}",
+            DIGITS[(n / 10) as usize],
+            DIGITS[(n % 10) as usize]
+        ),
+        _ => n.to_string(),
+    };
+    format!("{number}步杀")
 }
 
 /// The Chinese text of a game's moves.
@@ -369,14 +541,18 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ImportError + '_ {
 /// Imports the games of `text` (read from `source_name`) into the collection `collection`
 /// of `dir` (`DIR/COLLECTION.toml`, made when missing): each game is checked under perfect
 /// play by `judge` and added when it holds, after `build_tables` has built what its puzzle
-/// needs ([`Puzzle::table_to_build`]); the others are listed with the reason. The
-/// collection is locked from reading its ids to writing it whole.
+/// needs ([`Puzzle::table_to_build`]); the others are listed with the reason. A game
+/// without moves whose stated (or `proof.assume`d) result is a win gets the solver's
+/// line: the shortest forced win within `proof.max_moves`, else by checks alone within
+/// `proof.checks_max_moves` (a 连将杀). A position already in any collection of `dir` is
+/// not added again. The collection is locked from reading its ids to writing it whole.
 pub fn import_into(
     text: &str,
     source_name: &str,
     collection: &str,
     dir: &Path,
     judge: &Judge,
+    proof: &AuditOptions,
     build_tables: &mut dyn FnMut(&Puzzle) -> Result<(), String>,
 ) -> Result<ImportReport, ImportError> {
     if collection.is_empty()
@@ -404,14 +580,90 @@ pub fn import_into(
         .iter()
         .map(|p| (p.position.clone(), p.entry.id.clone()))
         .collect();
+    // (the other collections of the directory: a position is served once; one that cannot
+    // be read is not this import's concern)
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut others: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml") && *p != target)
+            .collect();
+        others.sort();
+        for f in others {
+            if let Ok(v) = super::load_file(&f) {
+                positions.extend(v.into_iter().map(|p| (p.position, p.entry.id)));
+            }
+        }
+    }
+    let mut solver = None;
     let (games, mut rejected) = read(text);
     let mut added_text = String::new();
     let mut added = Vec::new();
-    for g in games {
-        let reject = |reason: String| Rejected {
-            number: g.number,
-            reason,
-        };
+    for mut g in games {
+        let number = g.number;
+        let reject = |reason: String| Rejected { number, reason };
+        let mut checks = false;
+        if g.moves.is_empty() {
+            // no line given: the solver's, for a stated win
+            let stated = match stated(&g, proof.assume.as_deref()) {
+                Ok((s, _)) => s,
+                Err(e) => {
+                    rejected.push(reject(e.to_string()));
+                    continue;
+                }
+            };
+            if stated != Some("win") {
+                rejected.push(reject(match stated {
+                    None => "no moves and no stated result (an assumed one can be given)".into(),
+                    Some(s) => format!(
+                        "no moves, and a stated {s}: canju makes puzzles of stated wins, whose lines it proves"
+                    ),
+                }));
+                continue;
+            }
+            let solver = solver.get_or_insert_with(|| crate::solver::Solver::new(proof.hash_mb));
+            let mut found = None;
+            let mut failed = None;
+            for (bound, by_checks) in [(proof.max_moves, false), (proof.checks_max_moves, true)] {
+                if bound == 0 || found.is_some() || failed.is_some() {
+                    continue;
+                }
+                match prove(
+                    solver,
+                    &g.position,
+                    bound,
+                    by_checks,
+                    proof.seconds,
+                    judge.tables(),
+                ) {
+                    Ok(p) => {
+                        if let Some((_, line)) = p.win.filter(|(_, line)| !line.is_empty()) {
+                            found = Some(line);
+                            checks = by_checks;
+                        }
+                    }
+                    Err(e) => failed = Some(e.to_string()),
+                }
+            }
+            let Some(line) = found else {
+                rejected.push(reject(failed.unwrap_or_else(|| {
+                    format!(
+                        "a stated win, but no forced win within {} moves ({} by checks alone) found in {} s a proof",
+                        proof.max_moves, proof.checks_max_moves, proof.seconds
+                    )
+                })));
+                continue;
+            };
+            g.moves = line;
+            g.result = Some(
+                if g.position.turn() == Color::Red {
+                    "1-0"
+                } else {
+                    "0-1"
+                }
+                .into(),
+            );
+        }
         let mut end = g.position.clone();
         for &m in &g.moves {
             end.play_unchecked(m);
@@ -458,9 +710,19 @@ pub fn import_into(
             goal: goal.to_string(),
             moves: stipulation,
             line: chinese_line(&g),
-            tags: vec![collection.to_string()],
+            tags: {
+                let mut tags = vec![collection.to_string()];
+                if let Some(n) = stipulation {
+                    tags.push(kill_name(n));
+                }
+                if checks {
+                    tags.push("连将杀".into());
+                }
+                tags
+            },
             difficulty: stipulation.map_or(3, |m| m.clamp(1, 5) as u8),
-            checks: false,
+            checks,
+            mate: false,
         };
         let one = match toml::to_string(&super::File {
             puzzles: vec![entry],
@@ -487,9 +749,7 @@ pub fn import_into(
             continue;
         }
         if let Some((_, id)) = positions.iter().find(|(p, _)| *p == parsed.position) {
-            rejected.push(reject(format!(
-                "the position is already in the collection as {id}"
-            )));
+            rejected.push(reject(format!("the position is already puzzle {id}")));
             continue;
         }
         positions.push((parsed.position.clone(), id.clone()));
@@ -514,6 +774,82 @@ pub fn import_into(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_stated_in_titles() {
+        assert_eq!(stated_result("八蛮献宝 红胜"), Some("1-0"));
+        assert_eq!(stated_result("饵鱼充馔 红胜(1)"), Some("1-0"));
+        assert_eq!(stated_result("马陵塞道(红胜)"), Some("1-0"));
+        assert_eq!(stated_result("八面玲珑 正和"), Some("1/2-1/2"));
+        assert_eq!(
+            stated_result("第469局 单马独还（马双兵和双卒双士）"),
+            Some("1/2-1/2")
+        );
+        assert_eq!(
+            stated_result("第543局 固前遮后(双炮巧和单车）"),
+            Some("1/2-1/2")
+        );
+        assert_eq!(
+            stated_result("第482局 众寡不敌（车卒难胜单车）"),
+            Some("1/2-1/2")
+        );
+        assert_eq!(
+            stated_result("第450局 只马归命（单车巧胜马双象）"),
+            Some("1-0")
+        );
+        assert_eq!(stated_result("第497局 士马疲劳（车马对车双士）"), None);
+        assert_eq!(stated_result("第001局 气吞关右"), None);
+        assert_eq!(stated_result("叠投巨饵"), None);
+    }
+
+    #[test]
+    fn fen_index_lists() {
+        let text = "[FEN_INDEX \"shiqingyaqu-551-013\"]\n[EVENT \"适情雅趣_李浭551局新版 第013局 目视横流\"]\n[FEN \"4k4/3P2P2/b2N2R2/7r1/2b6/9/9/3n5/4p3r/2R2K3 w - - 0 1\"]\n\n[FEN_INDEX \"x-2\"]\n[EVENT \"书 第2局 坏\"]\n[FEN \"4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1\"]\n\n[FEN_INDEX \"x-3\"]\n[EVENT \"书 第3局 和（车和车）\"]\n[FEN \"4k4/9/9/9/9/r8/9/9/R8/3K5 w - - 0 1\"]\n";
+        let (games, rejected) = read(text);
+        assert_eq!(games.len(), 2, "{rejected:?}");
+        assert_eq!(games[0].title.as_deref(), Some("适情雅趣 第013局 目视横流"));
+        assert_eq!(
+            games[0].source.as_deref(),
+            Some("适情雅趣 (李浭551局新版), shiqingyaqu-551-013")
+        );
+        assert_eq!(games[0].result, None);
+        assert!(games[0].moves.is_empty());
+        assert_eq!(games[1].number, 3);
+        assert_eq!(games[1].result.as_deref(), Some("1/2-1/2"));
+        assert_eq!(rejected.len(), 1);
+        assert!(rejected[0].reason.starts_with("x-2: "), "{rejected:?}");
+        assert!(rejected[0].reason.contains("generals face"), "{rejected:?}");
+    }
+
+    #[test]
+    fn registers() {
+        let text = r#"{"meta":{"title":"T","readme":"intro\n# 烂柯神机\n"},"details":{
+            "018-车马相须-红胜":{"preview":"4525999959999999999999999999999999999941409999999999993848679999","description":"车马相须 红胜"},
+            "003-巴黎会议(T字形)-红胜":{"preview":"4422999937999923636299329999999945474299529999995743469999999999","description":"巴黎会议(T字形) 红胜"},
+            "003-巴黎会议-(T字形)-红胜":{"preview":"4422999937999923636299329999999945474299529999995743469999999999","description":"巴黎会议(T字形) 红胜"},
+            "050-割地求和-正和":{"preview":"0031999949999999683280999999999999996099429982999940993847586999","description":"割地求和 正和"},
+            "099-坏":{"preview":"12"}}}"#;
+        let (games, rejected) = read(text);
+        assert_eq!(games.len(), 3, "{rejected:?}");
+        // (the keys in order; the second spelling of 003 read once)
+        assert_eq!(
+            games[0].title.as_deref(),
+            Some("烂柯神机 第003局 巴黎会议(T字形) 红胜")
+        );
+        assert_eq!(games[0].result.as_deref(), Some("1-0"));
+        assert_eq!(
+            games[1].title.as_deref(),
+            Some("烂柯神机 第018局 车马相须 红胜")
+        );
+        assert_eq!(games[1].result.as_deref(), Some("1-0"));
+        assert_eq!(games[2].result.as_deref(), Some("1/2-1/2"));
+        assert_eq!(
+            games[2].source.as_deref(),
+            Some("烂柯神机, 050-割地求和-正和")
+        );
+        assert_eq!(rejected.len(), 1);
+        assert!(rejected[0].reason.starts_with("099-坏: "), "{rejected:?}");
+    }
 
     #[test]
     fn dhtmlxq_start_position() {

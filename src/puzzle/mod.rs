@@ -7,6 +7,7 @@
 //! move in generation order, so that a session is reproducible.
 
 pub mod attempt;
+pub mod audit;
 pub mod check;
 pub mod import;
 pub mod listing;
@@ -104,6 +105,10 @@ pub struct Entry {
     /// 连将杀: every move of the player's must give check (a win goal with `moves` only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub checks: bool,
+    /// 将死 only: the win must end in checkmate, a stalemate (困毙) does not count (a win
+    /// goal only), for composed mates and patterns whose point is the mate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mate: bool,
 }
 
 #[derive(Debug, serde::Deserialize, serde::Serialize)]
@@ -416,6 +421,9 @@ pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
             {
                 return Err(bad(format!("moves = {n}: between 1 and {most}")));
             }
+            if entry.mate && !goal.win {
+                return Err(bad("mate = true (将死 only) needs a win goal".into()));
+            }
             if entry.checks && !(goal.win && entry.moves.is_some()) {
                 return Err(bad(
                     "checks = true (连将杀) needs a win goal and a number of moves".into(),
@@ -575,12 +583,19 @@ impl<'a> Judge<'a> {
 
     /// The judge of one puzzle: for a 连将杀 (`checks = true`), wins by checks alone, where
     /// a move of the player's that gives no check loses the goal and the tables are not
-    /// read (their wins allow quiet moves); otherwise [`Judge::new`]'s.
+    /// read (their wins allow quiet moves); for 将死 only (`mate = true`), wins that end in
+    /// checkmate, without the tables (their wins count stalemates); otherwise
+    /// [`Judge::new`]'s.
     pub fn for_puzzle(tb: Option<&'a Tablebase>, p: &Puzzle) -> Judge<'a> {
         let mut judge = Judge::new(tb);
         if p.entry.checks {
             judge.tb = None;
             judge.options.checks_only = true;
+        }
+        if p.entry.mate {
+            // (the tables' wins count stalemates)
+            judge.tb = None;
+            judge.options.mate_only = true;
         }
         judge
     }
@@ -602,6 +617,11 @@ impl<'a> Judge<'a> {
     /// 连将杀's rule by giving no check.
     pub fn gave_no_check(&self, child: &Position) -> bool {
         self.options.checks_only && !child.in_check(child.turn())
+    }
+
+    /// The tables the judge reads, if any.
+    pub fn tables(&self) -> Option<&'a Tablebase> {
+        self.tb
     }
 
     /// The rule set of the tables the judge reads, if it reads any. The solver's mates
@@ -846,7 +866,9 @@ impl<'a> Judge<'a> {
     /// goals) or keeps the draw through its length (draw goals). Returns the shortest win
     /// in plies for win goals.
     pub fn verify(&self, p: &Puzzle) -> Result<Option<u32>, Unsound> {
-        if p.entry.checks && !self.options.checks_only {
+        if (p.entry.checks && !self.options.checks_only)
+            || (p.entry.mate && !self.options.mate_only)
+        {
             return Judge::for_puzzle(self.tb, p).verify(p);
         }
         let player = p.goal.side;
@@ -879,7 +901,7 @@ impl<'a> Judge<'a> {
             left = left.saturating_sub(1);
         }
         if p.goal.win {
-            if !pos.legal_moves().is_empty() {
+            if !pos.legal_moves().is_empty() || (p.entry.mate && !pos.is_check()) {
                 return Err(Unsound::LineNotMate);
             }
             if shortest.is_some_and(|n| p.line.len() as u32 != n) {

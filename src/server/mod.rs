@@ -239,9 +239,11 @@ struct SolveQuery {
     max_moves: Option<u32>,
     time: Option<f64>,
     checks_only: Option<bool>,
+    mate_only: Option<bool>,
 }
 
-/// `GET /api/solve?fen=…&max_moves=…&time=…&checks_only=…`: the solver, with a time limit.
+/// `GET /api/solve?fen=…&max_moves=…&time=…&checks_only=…&mate_only=…`: the solver, with a
+/// time limit.
 async fn solve(
     State(state): State<Shared>,
     q: Result<Query<SolveQuery>, QueryRejection>,
@@ -267,6 +269,7 @@ async fn solve(
     options.max_nodes = Some(SOLVE_MAX_NODES);
     options.hash_mb = SOLVE_HASH_MB;
     options.checks_only = q.checks_only.unwrap_or(false);
+    options.mate_only = q.mate_only.unwrap_or(false);
     let st = state.clone();
     // the proof stops itself at its time limit and answers what it proved; the stop flag
     // is for a client that leaves, and a second guard
@@ -740,7 +743,7 @@ async fn index(State(state): State<Shared>) -> Json<JsonValue> {
         "rules": state.tb.rules().name(),
         "endpoints": [
             "GET /api/probe?fen=FEN&rules=asian|none",
-            "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS&checks_only=true",
+            "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS&checks_only=true&mate_only=true",
             "GET /api/puzzles",
             "GET /api/puzzles/{id}",
             "POST /api/puzzles/{id}/check {\"moves\": [...]}",

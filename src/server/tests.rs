@@ -210,3 +210,54 @@ fn a_proof_answers_with_the_solve_report() {
     });
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_composed_position_is_taken_and_probe_says_why_it_has_no_value() {
+    let d = empty_dir("composed");
+    let app = app(&d);
+    runtime().block_on(async {
+        // a black 卒 on its own back rank beside the general
+        let fen = "3pk4/9/9/R8/9/9/9/9/4A4/4K4%20w%20-%20-%200%201";
+        let (s, j) = call(&app, "GET", &format!("/api/moves?fen={fen}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{j}");
+        assert_eq!(
+            j["unreachable"],
+            "black soldier on d9 stands where no game can put it"
+        );
+        let (s, j) = call(&app, "GET", &format!("/api/probe?fen={fen}"), None).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{j}");
+        assert!(
+            j["error"]
+                .as_str()
+                .unwrap()
+                .contains("no table value: black soldier on d9"),
+            "{j}"
+        );
+        let (s, j) = call(
+            &app,
+            "GET",
+            &format!("/api/solve?fen={fen}&max_moves=3"),
+            None,
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{j}");
+        assert_eq!(j["verdict"], "win", "{j}");
+        assert_eq!(j["plies"], 5, "{j}");
+        // (车九进二 … 仕五进四 leaves black no move, not in check: 困毙)
+        assert_eq!(j["ending"], "stalemate", "{j}");
+        let (s, j) = call(
+            &app,
+            "GET",
+            &format!("/api/solve?fen={fen}&max_moves=4&mate_only=true"),
+            None,
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{j}");
+        assert_eq!(j["verdict"], "win", "{j}");
+        assert_eq!(j["ending"], "checkmate", "{j}");
+        // the start position is reachable
+        let start = canju::START_FEN.replace(' ', "%20");
+        let (_, j) = call(&app, "GET", &format!("/api/moves?fen={start}"), None).await;
+        assert_eq!(j["unreachable"], Value::Null);
+    });
+}

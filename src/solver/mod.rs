@@ -76,6 +76,10 @@ pub struct Options {
     /// start one, and its line; a stalemate by a quiet move does not count, and the
     /// tables are not read (their distances allow quiet moves).
     pub checks_only: bool,
+    /// 将死 only: the win must end in checkmate; a stalemate (困毙, which wins under the
+    /// rules) does not count, for compositions whose composer intends the mate. The tables
+    /// are not read (their distances count stalemates).
+    pub mate_only: bool,
 }
 
 impl Options {
@@ -89,6 +93,7 @@ impl Options {
             hash_mb: DEFAULT_HASH_MB,
             live: Arc::new(Live::default()),
             checks_only: false,
+            mate_only: false,
         }
     }
 }
@@ -146,6 +151,8 @@ pub struct Solution {
     pub no_legal_move: bool,
     /// The proof was of wins made of checks alone ([`Options::checks_only`]).
     pub checks_only: bool,
+    /// The proof was of checkmates only ([`Options::mate_only`]).
+    pub mate_only: bool,
     /// Nodes searched.
     pub nodes: u64,
     /// Seconds taken.
@@ -270,8 +277,9 @@ fn solve_with(
     let max_plies = 2 * options.max_moves - 1;
     let nodes = AtomicU64::new(0);
     let heuristics = Heuristics::new();
-    // (the tables' distances allow quiet moves: a checks-only proof does without them)
-    let tb = tb.filter(|_| !options.checks_only);
+    // (the tables' distances allow quiet moves and count stalemates: a checks-only or a
+    // mate-only proof does without them)
+    let tb = tb.filter(|_| !options.checks_only && !options.mate_only);
     let shared = Shared {
         tt,
         tb,
@@ -285,6 +293,7 @@ fn solve_with(
         nodes: &nodes,
         heuristics: &heuristics,
         checks_only: options.checks_only,
+        mate_only: options.mate_only,
     };
     let legal_moves = pos.legal_moves();
     let roots: Vec<Move> = legal_moves
@@ -300,6 +309,7 @@ fn solve_with(
         pv: Vec::new(),
         no_legal_move: legal_moves.is_empty(),
         checks_only: options.checks_only,
+        mate_only: options.mate_only,
         nodes: 0,
         seconds: 0.0,
     };
@@ -545,7 +555,7 @@ fn mate_distance_with(
     legal(pos)?;
     let nodes = AtomicU64::new(0);
     let start = Instant::now();
-    let tb = tb.filter(|_| !options.checks_only);
+    let tb = tb.filter(|_| !options.checks_only && !options.mate_only);
     let shared = Shared {
         tt,
         tb,
@@ -559,6 +569,7 @@ fn mate_distance_with(
         nodes: &nodes,
         heuristics: &Heuristics::new(),
         checks_only: options.checks_only,
+        mate_only: options.mate_only,
     };
     let mut searcher = Searcher::new(&shared);
     let mut p = pos.clone();

@@ -54,6 +54,11 @@ pub struct SolveReport {
     pub searched_plies: u32,
     /// Every move of the attacker had to give check (连将杀).
     pub checks_only: bool,
+    /// Only a checkmate counted (将死; a stalemate, 困毙, did not).
+    pub mate_only: bool,
+    /// How the main line ends: `checkmate` (将死) or `stalemate` (困毙); `null` when
+    /// there is no win (or the line was cut short by a stop).
+    pub ending: Option<&'static str>,
     /// Every winning first move with its length.
     pub winning_moves: Vec<MoveTexts>,
     /// The main line.
@@ -80,7 +85,15 @@ impl SolveReport {
             line.push(MoveTexts::new(&p, m, None));
             p.play_unchecked(m);
         }
+        let ending = match p.game_end() {
+            _ if s.pv.is_empty() => None,
+            Some(crate::game::movegen::GameEnd::Checkmate { .. }) => Some("checkmate"),
+            Some(crate::game::movegen::GameEnd::Stalemate { .. }) => Some("stalemate"),
+            None => None,
+        };
         SolveReport {
+            ending,
+            mate_only: s.mate_only,
             fen: pos.to_string(),
             verdict,
             plies,

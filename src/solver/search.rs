@@ -55,6 +55,8 @@ pub struct Shared<'a> {
     /// Every move of the attacker's must give check (连将杀): its other moves are never
     /// tried, and a stalemate by a quiet move does not count.
     pub checks_only: bool,
+    /// Only a checkmate wins: a stalemate (困毙) ends the game without the win asked for.
+    pub mate_only: bool,
 }
 
 /// One thread's search state: the tables it has looked up, its move lists.
@@ -318,8 +320,8 @@ impl<'a> Searcher<'a> {
         // attacker has: its general may come to the file a witness would leave)
         let general = pos.general(pos.turn());
         let sensitive = crate::game::movegen::sensitive_points_of(general);
-        let mut witnesses = if self.shared.checks_only {
-            // (连将杀: only a check may end it, so no stalemate is looked for)
+        let mut witnesses = if self.shared.checks_only || self.shared.mate_only {
+            // (连将杀, or 将死 only: only a check may end it, so no stalemate is looked for)
             Witnesses::stalemate_not_sought()
         } else {
             self.witnesses_of(pos, sensitive)
@@ -443,7 +445,8 @@ impl<'a> Searcher<'a> {
     ) -> Result<bool, Stop> {
         let key = pos.key();
         if !attacker && d == 0 {
-            let lost = !pos.has_legal_move();
+            // (a stalemate is no mate when only mate counts)
+            let lost = !pos.has_legal_move() && (!self.shared.mate_only || pos.is_check());
             let b = if lost {
                 Bounds::NONE.with_mate_within(0)
             } else {
@@ -500,13 +503,15 @@ impl<'a> Searcher<'a> {
         let mates = match result? {
             Tried::NoLegalMove => {
                 // the side to move has lost: mate in 0 if it is the defender, never if not
-                let b = if attacker {
-                    Bounds::NONE.with_never()
-                } else {
+                // (nor if only mate counts and the defender is stalemated)
+                let mated = !attacker && (!self.shared.mate_only || pos.is_check());
+                let b = if mated {
                     Bounds::NONE.with_mate_within(0)
+                } else {
+                    Bounds::NONE.with_never()
                 };
                 self.shared.tt.put(key, b);
-                !attacker
+                mated
             }
             Tried::Decided(m) => {
                 let b = if attacker {
@@ -800,6 +805,7 @@ mod tests {
             nodes: &nodes,
             heuristics: &heuristics,
             checks_only: false,
+            mate_only: false,
         };
         // one searcher for all, as in a search: the witnesses and answers it remembers
         // from one position are tried on the next (the positions come in game order)

@@ -1,0 +1,440 @@
+//! What canju proves of a collection's stated results: for each composition, the shortest
+//! forced win within the solver's bound (by any moves, else by checks alone, 连将杀), or
+//! the tables' exact value where the material has one; then whether that is the result the
+//! book states (a stated win proven, a stated win not found within the bound, a stated draw
+//! refuted by a win: a cook, 破局).
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::game::moves::Move;
+use crate::game::piece::Color;
+use crate::game::position::Position;
+use crate::notation::{self, Notation, Style};
+use crate::solver::{Options, SolveError, Solver};
+use crate::tablebase::index::MAX_PIECES;
+use crate::tablebase::{TableError, Tablebase, Value};
+
+use super::import::Game;
+
+/// How far and how long each composition is searched.
+#[derive(Clone, Debug)]
+pub struct AuditOptions {
+    /// The bound of the proof by any moves, in moves of the side to move.
+    pub max_moves: u32,
+    /// The bound of the proof by checks alone (连将杀), tried when the first finds no win.
+    pub checks_max_moves: u32,
+    /// The time each proof may take.
+    pub seconds: f64,
+    /// The result taken for a composition whose transcription states none ("1-0" for a
+    /// book of wins), marked as assumed in the report.
+    pub assume: Option<String>,
+    /// Transposition table of each worker, in MB.
+    pub hash_mb: usize,
+}
+
+impl Default for AuditOptions {
+    fn default() -> AuditOptions {
+        AuditOptions {
+            max_moves: 8,
+            checks_max_moves: 30,
+            seconds: 10.0,
+            assume: None,
+            hash_mb: 64,
+        }
+    }
+}
+
+/// What was found: a forced win, and how it was proven.
+#[derive(Clone, Debug, Serialize)]
+pub struct Win {
+    /// Plies to mate (or to the stalemate that ends it); 0 for a win by rule.
+    pub plies: u32,
+    /// `tables` (exact), `rule` (the tables' win by the perpetual-check rule), `search`
+    /// (the shortest win by any moves) or `checks` (no win by any moves within the bound;
+    /// the shortest by checks alone).
+    pub by: &'static str,
+    /// The main line in Chinese notation (empty when the tables proved it, or when its
+    /// search ran out of time).
+    pub line: Vec<String>,
+}
+
+/// How a composition's stated result stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finding {
+    /// A stated win, proven.
+    Proven,
+    /// A stated win, with no forced win found within the bounds (or the time).
+    WinNotFound,
+    /// A stated win that does not hold: the tables say so.
+    WinRefuted,
+    /// A stated draw that a forced win refutes: a cook (破局).
+    Cook,
+    /// A stated draw, confirmed by the tables.
+    DrawConfirmed,
+    /// A stated draw, with no forced win found within the bounds.
+    DrawNotRefuted,
+    /// No stated result; a forced win found.
+    UnstatedWin,
+    /// No stated result; no forced win found.
+    UnstatedNoWin,
+    /// The same diagram as an earlier composition of the collection.
+    Duplicate,
+}
+
+impl Finding {
+    /// All findings, in report order.
+    pub const ALL: [Finding; 9] = [
+        Finding::Proven,
+        Finding::WinNotFound,
+        Finding::WinRefuted,
+        Finding::Cook,
+        Finding::DrawConfirmed,
+        Finding::DrawNotRefuted,
+        Finding::UnstatedWin,
+        Finding::UnstatedNoWin,
+        Finding::Duplicate,
+    ];
+
+    /// The finding in a few words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Finding::Proven => "stated win, proven",
+            Finding::WinNotFound => "stated win, not found within the bound",
+            Finding::WinRefuted => "stated win, refuted by the tables",
+            Finding::Cook => "stated draw, refuted by a win (破局)",
+            Finding::DrawConfirmed => "stated draw, confirmed by the tables",
+            Finding::DrawNotRefuted => "stated draw, no win found within the bound",
+            Finding::UnstatedWin => "no stated result, a win found",
+            Finding::UnstatedNoWin => "no stated result, no win found",
+            Finding::Duplicate => "the same diagram as an earlier one",
+        }
+    }
+}
+
+/// One composition's audit.
+#[derive(Clone, Debug, Serialize)]
+pub struct AuditEntry {
+    /// Its number in the file.
+    pub number: usize,
+    /// Its title.
+    pub title: String,
+    /// Where it starts.
+    pub fen: String,
+    /// Pieces on the board.
+    pub pieces: usize,
+    /// The stated result for the side to move: `win`, `draw`, or `null`.
+    pub stated: Option<&'static str>,
+    /// The stated result was not in the transcription but assumed for the collection.
+    pub assumed: bool,
+    /// The forced win found, if any.
+    pub win: Option<Win>,
+    /// What the tables say, when the material has a table (`win`, `draw`, `loss`).
+    pub tables: Option<&'static str>,
+    /// Every proof ran to its bound (`false`: a proof ran out of time, so "not found"
+    /// means "not found in the time").
+    pub complete: bool,
+    /// How the stated result stands.
+    pub finding: Finding,
+    /// The earlier composition with the same diagram.
+    pub same_as: Option<usize>,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+/// A collection's audit.
+#[derive(Clone, Debug, Serialize)]
+pub struct AuditReport {
+    /// The bound of the proof by any moves.
+    pub max_moves: u32,
+    /// The bound of the proof by checks alone.
+    pub checks_max_moves: u32,
+    /// The time each proof was given.
+    pub seconds_per_proof: f64,
+    /// The compositions, in file order.
+    pub entries: Vec<AuditEntry>,
+    /// How many of each finding, in [`Finding::ALL`] order (those with none left out).
+    pub counts: Vec<(Finding, usize)>,
+    /// The median and the longest time of a composition, in seconds.
+    pub median_seconds: f64,
+    /// The longest.
+    pub max_seconds: f64,
+    /// Wall-clock seconds of the whole audit.
+    pub seconds: f64,
+}
+
+/// Why an audit stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// A table could not be read.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The solver failed (a damaged table, a stop asked for).
+    #[error(transparent)]
+    Solver(#[from] SolveError),
+    /// A stated result that is neither a win nor a draw.
+    #[error("the result '{0}' to assume: 1-0 (a win for red) or 1/2-1/2 (a draw)")]
+    Assume(String),
+}
+
+/// The stated result of a game for the side to move (`win`, `draw`, `loss`), and whether
+/// it was assumed.
+pub(crate) fn stated(
+    game: &Game,
+    assume: Option<&str>,
+) -> Result<(Option<&'static str>, bool), AuditError> {
+    let (result, assumed) = match (&game.result, assume) {
+        (Some(r), _) => (Some(r.as_str()), false),
+        (None, Some(a)) => (Some(a), true),
+        (None, None) => (None, false),
+    };
+    let red = game.position.turn() == Color::Red;
+    let s = match result {
+        None => None,
+        Some("1/2-1/2") => Some("draw"),
+        Some("1-0") => Some(if red { "win" } else { "loss" }),
+        Some("0-1") => Some(if red { "loss" } else { "win" }),
+        Some(other) => return Err(AuditError::Assume(other.to_string())),
+    };
+    Ok((s, assumed))
+}
+
+/// The tables' value of a position, when its material has a table there (`None` for a
+/// composed placement, a material without a table, or more pieces than a table holds).
+fn table_value(tb: Option<&Tablebase>, pos: &Position) -> Result<Option<Value>, TableError> {
+    let Some(tb) = tb else { return Ok(None) };
+    if pos.piece_count() > MAX_PIECES || pos.unreachable_piece().is_some() {
+        return Ok(None);
+    }
+    let material = crate::game::material::Material::of(pos).canonical();
+    if tb.table_if_present(material)?.is_none() {
+        return Ok(None);
+    }
+    tb.probe(pos).map(Some)
+}
+
+/// A proof's outcome: the shortest win with its line (both sides' moves), if one was
+/// found, and whether the proof ran to its bound (not stopped by the time).
+pub(crate) struct Proof {
+    pub win: Option<(u32, Vec<Move>)>,
+    pub complete: bool,
+}
+
+/// The shortest forced win within `max_moves` (by checks alone if `checks`), with its line
+/// (empty when the time ran out while it was worked out).
+pub(crate) fn prove(
+    solver: &mut Solver,
+    pos: &Position,
+    max_moves: u32,
+    checks: bool,
+    seconds: f64,
+    tb: Option<&Tablebase>,
+) -> Result<Proof, AuditError> {
+    let mut options = Options::new(max_moves);
+    options.time = Some(Duration::from_secs_f64(seconds));
+    options.checks_only = checks;
+    let d = match solver.mate_distance(pos, pos.turn(), 2 * max_moves - 1, &options, tb) {
+        Ok(d) => d,
+        Err(SolveError::Stopped) => {
+            return Ok(Proof {
+                win: None,
+                complete: false,
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let Some(plies) = d else {
+        return Ok(Proof {
+            win: None,
+            complete: true,
+        });
+    };
+    // the line: a proof bounded at the length just found (every first move of that length)
+    options.max_moves = plies.div_ceil(2);
+    let line = match solver.solve(pos, &options, tb) {
+        Ok(s) => s.pv,
+        Err(SolveError::Stopped) => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Proof {
+        win: Some((plies, line)),
+        complete: true,
+    })
+}
+
+/// A line in Chinese notation.
+fn chinese(pos: &Position, line: &[Move]) -> Vec<String> {
+    let mut p = pos.clone();
+    line.iter()
+        .map(|&m| {
+            let text = notation::format_move(&p, m, Notation::Chinese, Style::default());
+            p.play_unchecked(m);
+            text
+        })
+        .collect()
+}
+
+fn audit_one(
+    solver: &mut Solver,
+    game: &Game,
+    options: &AuditOptions,
+    tb: Option<&Tablebase>,
+) -> Result<AuditEntry, AuditError> {
+    let start = Instant::now();
+    let pos = &game.position;
+    let (stated, assumed) = stated(game, options.assume.as_deref())?;
+    let win;
+    let mut complete = true;
+    let value = table_value(tb, pos)?;
+    let tables = value.map(|v| match v {
+        Value::Win(_) | Value::RuleWin(_) => "win",
+        Value::Draw => "draw",
+        Value::Loss(_) | Value::RuleLoss(_) => "loss",
+    });
+    if let Some(v) = value {
+        win = match v {
+            Value::Win(plies) => Some(Win {
+                plies,
+                by: "tables",
+                line: Vec::new(),
+            }),
+            Value::RuleWin(_) => Some(Win {
+                plies: 0,
+                by: "rule",
+                line: Vec::new(),
+            }),
+            _ => None,
+        };
+    } else {
+        let proof = prove(solver, pos, options.max_moves, false, options.seconds, tb)?;
+        complete &= proof.complete;
+        let mut found = proof.win.map(|(plies, line)| Win {
+            plies,
+            by: "search",
+            line: chinese(pos, &line),
+        });
+        if found.is_none() && options.checks_max_moves > 0 {
+            let proof = prove(
+                solver,
+                pos,
+                options.checks_max_moves,
+                true,
+                options.seconds,
+                tb,
+            )?;
+            complete &= proof.complete;
+            found = proof.win.map(|(plies, line)| Win {
+                plies,
+                by: "checks",
+                line: chinese(pos, &line),
+            });
+        }
+        win = found;
+    }
+    let exact = tables.is_some();
+    let finding = match (stated, win.is_some()) {
+        (Some("win"), true) => Finding::Proven,
+        (Some("win"), false) if exact => Finding::WinRefuted,
+        (Some("win"), false) => Finding::WinNotFound,
+        (Some(_), true) => Finding::Cook,
+        (Some(_), false) if exact => Finding::DrawConfirmed,
+        (Some(_), false) => Finding::DrawNotRefuted,
+        (None, true) => Finding::UnstatedWin,
+        (None, false) => Finding::UnstatedNoWin,
+    };
+    Ok(AuditEntry {
+        number: game.number,
+        title: game.title.clone().unwrap_or_default(),
+        fen: pos.to_string(),
+        pieces: pos.piece_count(),
+        stated,
+        assumed,
+        win,
+        tables,
+        complete,
+        finding,
+        same_as: None,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Audits a collection's compositions (on rayon's pool, each worker with a solver of its
+/// own), calling `done` as each is finished; the report keeps the file's order.
+pub fn audit(
+    games: &[Game],
+    options: &AuditOptions,
+    tb: Option<&Tablebase>,
+    done: &(dyn Fn(&AuditEntry) + Sync),
+) -> Result<AuditReport, AuditError> {
+    let start = Instant::now();
+    // a diagram met before is not searched again
+    let first_of = |i: usize| {
+        games[..i]
+            .iter()
+            .find(|g| g.position == games[i].position)
+            .map(|g| g.number)
+    };
+    let mut entries: Vec<AuditEntry> = (0..games.len())
+        .into_par_iter()
+        .map_init(
+            || Solver::new(options.hash_mb),
+            |solver, i| -> Result<AuditEntry, AuditError> {
+                let g = &games[i];
+                let e = match first_of(i) {
+                    Some(n) => AuditEntry {
+                        number: g.number,
+                        title: g.title.clone().unwrap_or_default(),
+                        fen: g.position.to_string(),
+                        pieces: g.position.piece_count(),
+                        stated: stated(g, options.assume.as_deref())?.0,
+                        assumed: stated(g, options.assume.as_deref())?.1,
+                        win: None,
+                        tables: None,
+                        complete: true,
+                        finding: Finding::Duplicate,
+                        same_as: Some(n),
+                        seconds: 0.0,
+                    },
+                    None => audit_one(solver, g, options, tb)?,
+                };
+                done(&e);
+                Ok(e)
+            },
+        )
+        .collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.number);
+    let counts = Finding::ALL
+        .iter()
+        .map(|&f| (f, entries.iter().filter(|e| e.finding == f).count()))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    let mut times: Vec<f64> = entries
+        .iter()
+        .filter(|e| e.same_as.is_none())
+        .map(|e| e.seconds)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    Ok(AuditReport {
+        max_moves: options.max_moves,
+        checks_max_moves: options.checks_max_moves,
+        seconds_per_proof: options.seconds,
+        counts,
+        median_seconds: times.get(times.len() / 2).copied().unwrap_or(0.0),
+        max_seconds: times.last().copied().unwrap_or(0.0),
+        entries,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+impl crate::tablebase::HasRemedy for AuditError {
+    fn remedy(&self) -> Option<crate::tablebase::Remedy> {
+        match self {
+            AuditError::Table(e) => e.remedy(),
+            AuditError::Solver(e) => e.remedy(),
+            AuditError::Assume(_) => None,
+        }
+    }
+}
