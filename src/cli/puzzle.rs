@@ -158,6 +158,13 @@ pub fn audit(a: AuditArgs) -> CliResult {
             found,
             e.seconds
         );
+        // (the line that refutes a stated draw, for the composer to see)
+        if e.finding == Finding::Cook
+            && let Some(w) = &e.win
+            && !w.line.is_empty()
+        {
+            outln!("     line: {}", w.line.join(" "));
+        }
     }
     let counts: Vec<String> = report
         .counts

@@ -341,6 +341,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../puzzles/compositions.toml"),
     ),
     ("checks", include_str!("../../puzzles/checks.toml")),
+    (
+        "shiqingyaqu",
+        include_str!("../../puzzles/shiqingyaqu.toml"),
+    ),
+    ("lanke", include_str!("../../puzzles/lanke.toml")),
 ];
 
 /// The built-in collections, read and checked for form.
