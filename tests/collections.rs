@@ -72,7 +72,7 @@ fn an_audit_says_how_each_stated_result_stands() {
     let text = out(&o);
     assert!(o.status.success(), "{}", err(&o));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 7, "{text}");
+    assert_eq!(lines.len(), 8, "{text}");
     assert!(lines[0].starts_with("game 6: not read: t-5: "), "{text}");
     assert!(
         lines[1].contains("第013局 目视横流  [红先胜 (assumed)]  proven: 三步杀 (5 plies)"),
@@ -86,16 +86,18 @@ fn an_audit_says_how_each_stated_result_stands() {
         lines[3].contains("[和]  cook (破局): 两步杀 (3 plies)"),
         "{text}"
     );
+    // (the line that refutes the stated draw)
+    assert_eq!(lines[4], "     line: 前车进七 将５平６ 帅六平五", "{text}");
     assert!(
-        lines[4].contains("[红先胜 (assumed)]  not found: no forced win within 3 moves"),
+        lines[5].contains("[红先胜 (assumed)]  not found: no forced win within 3 moves"),
         "{text}"
     );
     assert!(
-        lines[5].contains("[和]  draw confirmed: tables: draw"),
+        lines[6].contains("[和]  draw confirmed: tables: draw"),
         "{text}"
     );
     assert!(
-        lines[6].contains(
+        lines[7].contains(
             "5 compositions; 1 stated win, proven; 1 stated win, not found within the bound; 1 stated draw, refuted by a win (破局); 1 stated draw, confirmed by the tables; 1 the same diagram as an earlier one"
         ),
         "{text}"

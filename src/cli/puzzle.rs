@@ -37,7 +37,7 @@ fn read_text(file: &std::path::Path) -> Result<String, CliError> {
 }
 
 /// The proof bounds of `--max-moves`, `--checks-moves`, `--time` and `--assume`, checked.
-fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::audit::AuditOptions, CliError> {
+fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::proof::ProofOptions, CliError> {
     let most = canju::solver::MAX_MOVES;
     if a.max_moves == 0 || a.max_moves > most {
         return Err(CliError::input(format!(
@@ -67,7 +67,7 @@ fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::audit::AuditOpti
             )));
         }
     };
-    Ok(canju::puzzle::audit::AuditOptions {
+    Ok(canju::puzzle::proof::ProofOptions {
         max_moves: a.max_moves,
         checks_max_moves: a.checks_moves,
         seconds: a.time,

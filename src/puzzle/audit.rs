@@ -4,48 +4,21 @@
 //! book states (a stated win proven, a stated win not found within the bound, a stated draw
 //! refuted by a win: a cook, 破局).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::game::moves::Move;
-use crate::game::piece::Color;
 use crate::game::position::Position;
 use crate::notation::{self, Notation, Style};
-use crate::solver::{Options, SolveError, Solver};
+use crate::solver::{SolveError, Solver};
 use crate::tablebase::index::MAX_PIECES;
 use crate::tablebase::{TableError, Tablebase, Value};
 
 use super::import::Game;
 
-/// How far and how long each composition is searched.
-#[derive(Clone, Debug)]
-pub struct AuditOptions {
-    /// The bound of the proof by any moves, in moves of the side to move.
-    pub max_moves: u32,
-    /// The bound of the proof by checks alone (连将杀), tried when the first finds no win.
-    pub checks_max_moves: u32,
-    /// The time each proof may take.
-    pub seconds: f64,
-    /// The result taken for a composition whose transcription states none ("1-0" for a
-    /// book of wins), marked as assumed in the report.
-    pub assume: Option<String>,
-    /// Transposition table of each worker, in MB.
-    pub hash_mb: usize,
-}
-
-impl Default for AuditOptions {
-    fn default() -> AuditOptions {
-        AuditOptions {
-            max_moves: 8,
-            checks_max_moves: 30,
-            seconds: 10.0,
-            assume: None,
-            hash_mb: 64,
-        }
-    }
-}
+use super::proof::{ProofOptions, prove, stated};
 
 /// What was found: a forced win, and how it was proven.
 #[derive(Clone, Debug, Serialize)]
@@ -175,31 +148,9 @@ pub enum AuditError {
     /// The solver failed (a damaged table, a stop asked for).
     #[error(transparent)]
     Solver(#[from] SolveError),
-    /// A stated result that is neither a win nor a draw.
-    #[error("the result '{0}' to assume: 1-0 (a win for red) or 1/2-1/2 (a draw)")]
+    /// A stated or assumed result that is neither a win nor a draw.
+    #[error("{0}")]
     Assume(String),
-}
-
-/// The stated result of a game for the side to move (`win`, `draw`, `loss`), and whether
-/// it was assumed.
-pub(crate) fn stated(
-    game: &Game,
-    assume: Option<&str>,
-) -> Result<(Option<&'static str>, bool), AuditError> {
-    let (result, assumed) = match (&game.result, assume) {
-        (Some(r), _) => (Some(r.as_str()), false),
-        (None, Some(a)) => (Some(a), true),
-        (None, None) => (None, false),
-    };
-    let red = game.position.turn() == Color::Red;
-    let s = match result {
-        None => None,
-        Some("1/2-1/2") => Some("draw"),
-        Some("1-0") => Some(if red { "win" } else { "loss" }),
-        Some("0-1") => Some(if red { "loss" } else { "win" }),
-        Some(other) => return Err(AuditError::Assume(other.to_string())),
-    };
-    Ok((s, assumed))
 }
 
 /// The tables' value of a position, when its material has a table there (`None` for a
@@ -214,55 +165,6 @@ fn table_value(tb: Option<&Tablebase>, pos: &Position) -> Result<Option<Value>, 
         return Ok(None);
     }
     tb.probe(pos).map(Some)
-}
-
-/// A proof's outcome: the shortest win with its line (both sides' moves), if one was
-/// found, and whether the proof ran to its bound (not stopped by the time).
-pub(crate) struct Proof {
-    pub win: Option<(u32, Vec<Move>)>,
-    pub complete: bool,
-}
-
-/// The shortest forced win within `max_moves` (by checks alone if `checks`), with its line
-/// (empty when the time ran out while it was worked out).
-pub(crate) fn prove(
-    solver: &mut Solver,
-    pos: &Position,
-    max_moves: u32,
-    checks: bool,
-    seconds: f64,
-    tb: Option<&Tablebase>,
-) -> Result<Proof, AuditError> {
-    let mut options = Options::new(max_moves);
-    options.time = Some(Duration::from_secs_f64(seconds));
-    options.checks_only = checks;
-    let d = match solver.mate_distance(pos, pos.turn(), 2 * max_moves - 1, &options, tb) {
-        Ok(d) => d,
-        Err(SolveError::Stopped) => {
-            return Ok(Proof {
-                win: None,
-                complete: false,
-            });
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let Some(plies) = d else {
-        return Ok(Proof {
-            win: None,
-            complete: true,
-        });
-    };
-    // the line: a proof bounded at the length just found (every first move of that length)
-    options.max_moves = plies.div_ceil(2);
-    let line = match solver.solve(pos, &options, tb) {
-        Ok(s) => s.pv,
-        Err(SolveError::Stopped) => Vec::new(),
-        Err(e) => return Err(e.into()),
-    };
-    Ok(Proof {
-        win: Some((plies, line)),
-        complete: true,
-    })
 }
 
 /// A line in Chinese notation.
@@ -280,12 +182,17 @@ fn chinese(pos: &Position, line: &[Move]) -> Vec<String> {
 fn audit_one(
     solver: &mut Solver,
     game: &Game,
-    options: &AuditOptions,
+    options: &ProofOptions,
     tb: Option<&Tablebase>,
 ) -> Result<AuditEntry, AuditError> {
     let start = Instant::now();
     let pos = &game.position;
-    let (stated, assumed) = stated(game, options.assume.as_deref())?;
+    let (stated, assumed) = stated(
+        game.result.as_deref(),
+        pos.turn(),
+        options.assume.as_deref(),
+    )
+    .map_err(AuditError::Assume)?;
     let win;
     let mut complete = true;
     let value = table_value(tb, pos)?;
@@ -365,7 +272,7 @@ fn audit_one(
 /// own), calling `done` as each is finished; the report keeps the file's order.
 pub fn audit(
     games: &[Game],
-    options: &AuditOptions,
+    options: &ProofOptions,
     tb: Option<&Tablebase>,
     done: &(dyn Fn(&AuditEntry) + Sync),
 ) -> Result<AuditReport, AuditError> {
@@ -384,20 +291,28 @@ pub fn audit(
             |solver, i| -> Result<AuditEntry, AuditError> {
                 let g = &games[i];
                 let e = match first_of(i) {
-                    Some(n) => AuditEntry {
-                        number: g.number,
-                        title: g.title.clone().unwrap_or_default(),
-                        fen: g.position.to_string(),
-                        pieces: g.position.piece_count(),
-                        stated: stated(g, options.assume.as_deref())?.0,
-                        assumed: stated(g, options.assume.as_deref())?.1,
-                        win: None,
-                        tables: None,
-                        complete: true,
-                        finding: Finding::Duplicate,
-                        same_as: Some(n),
-                        seconds: 0.0,
-                    },
+                    Some(n) => {
+                        let (stated, assumed) = stated(
+                            g.result.as_deref(),
+                            g.position.turn(),
+                            options.assume.as_deref(),
+                        )
+                        .map_err(AuditError::Assume)?;
+                        AuditEntry {
+                            number: g.number,
+                            title: g.title.clone().unwrap_or_default(),
+                            fen: g.position.to_string(),
+                            pieces: g.position.piece_count(),
+                            stated,
+                            assumed,
+                            win: None,
+                            tables: None,
+                            complete: true,
+                            finding: Finding::Duplicate,
+                            same_as: Some(n),
+                            seconds: 0.0,
+                        }
+                    }
                     None => audit_one(solver, g, options, tb)?,
                 };
                 done(&e);

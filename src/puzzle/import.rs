@@ -10,7 +10,7 @@ use crate::game::position::{Position, Setup};
 use crate::game::square::Square;
 use crate::notation::{self, Notation, Style};
 
-use super::audit::{AuditOptions, prove, stated};
+use super::proof::{ProofOptions, prove, stated};
 use super::{Entry, Goal, Judge, Puzzle, PuzzleError, load_str};
 
 /// A game read from a file: where it starts, its moves and its tags.
@@ -552,7 +552,7 @@ pub fn import_into(
     collection: &str,
     dir: &Path,
     judge: &Judge,
-    proof: &AuditOptions,
+    proof: &ProofOptions,
     build_tables: &mut dyn FnMut(&Puzzle) -> Result<(), String>,
 ) -> Result<ImportReport, ImportError> {
     if collection.is_empty()
@@ -605,10 +605,14 @@ pub fn import_into(
         let mut checks = false;
         if g.moves.is_empty() {
             // no line given: the solver's, for a stated win
-            let stated = match stated(&g, proof.assume.as_deref()) {
+            let stated = match stated(
+                g.result.as_deref(),
+                g.position.turn(),
+                proof.assume.as_deref(),
+            ) {
                 Ok((s, _)) => s,
                 Err(e) => {
-                    rejected.push(reject(e.to_string()));
+                    rejected.push(reject(e));
                     continue;
                 }
             };

@@ -12,6 +12,7 @@ pub mod check;
 pub mod import;
 pub mod listing;
 pub mod progress;
+pub mod proof;
 pub mod train;
 
 use std::fmt;

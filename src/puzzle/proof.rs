@@ -1,0 +1,116 @@
+//! The proof behind a composition's stated win: the shortest forced win within a bound,
+//! by any moves or by checks alone, with its line. `puzzle audit` and `puzzle import` both
+//! prove with it.
+
+use std::time::Duration;
+
+use crate::game::moves::Move;
+use crate::game::piece::Color;
+use crate::game::position::Position;
+use crate::solver::{Options, SolveError, Solver};
+use crate::tablebase::Tablebase;
+
+/// How far and how long each composition is searched.
+#[derive(Clone, Debug)]
+pub struct ProofOptions {
+    /// The bound of the proof by any moves, in moves of the side to move.
+    pub max_moves: u32,
+    /// The bound of the proof by checks alone (连将杀), tried when the first finds no win.
+    pub checks_max_moves: u32,
+    /// The time each proof may take.
+    pub seconds: f64,
+    /// The result taken for a composition whose transcription states none ("1-0" for a
+    /// book of wins), marked as assumed in the report.
+    pub assume: Option<String>,
+    /// Transposition table of each worker, in MB.
+    pub hash_mb: usize,
+}
+
+impl Default for ProofOptions {
+    fn default() -> ProofOptions {
+        ProofOptions {
+            max_moves: 8,
+            checks_max_moves: 30,
+            seconds: 10.0,
+            assume: None,
+            hash_mb: 64,
+        }
+    }
+}
+
+/// The stated result for the side to move (`win`, `draw`, `loss`) of a composition whose
+/// transcription gives `result` (as PGN writes it), and whether it was `assume`d because the
+/// transcription gives none.
+pub(crate) fn stated(
+    result: Option<&str>,
+    turn: Color,
+    assume: Option<&str>,
+) -> Result<(Option<&'static str>, bool), String> {
+    let (result, assumed) = match (result, assume) {
+        (Some(r), _) => (Some(r), false),
+        (None, Some(a)) => (Some(a), true),
+        (None, None) => (None, false),
+    };
+    let red = turn == Color::Red;
+    let s = match result {
+        None => None,
+        Some("1/2-1/2") => Some("draw"),
+        Some("1-0") => Some(if red { "win" } else { "loss" }),
+        Some("0-1") => Some(if red { "loss" } else { "win" }),
+        Some(other) => {
+            return Err(format!(
+                "the result '{other}': 1-0 (a win for red), 0-1 or 1/2-1/2 (a draw)"
+            ));
+        }
+    };
+    Ok((s, assumed))
+}
+
+/// A proof's outcome: the shortest win with its line (both sides' moves), if one was
+/// found, and whether the proof ran to its bound (not stopped by the time).
+pub(crate) struct Proof {
+    pub win: Option<(u32, Vec<Move>)>,
+    pub complete: bool,
+}
+
+/// The shortest forced win within `max_moves` (by checks alone if `checks`), with its line
+/// (empty when the time ran out while it was worked out).
+pub(crate) fn prove(
+    solver: &mut Solver,
+    pos: &Position,
+    max_moves: u32,
+    checks: bool,
+    seconds: f64,
+    tb: Option<&Tablebase>,
+) -> Result<Proof, SolveError> {
+    let mut options = Options::new(max_moves);
+    options.time = Some(Duration::from_secs_f64(seconds));
+    options.checks_only = checks;
+    let d = match solver.mate_distance(pos, pos.turn(), 2 * max_moves - 1, &options, tb) {
+        Ok(d) => d,
+        Err(SolveError::Stopped) => {
+            return Ok(Proof {
+                win: None,
+                complete: false,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let Some(plies) = d else {
+        return Ok(Proof {
+            win: None,
+            complete: true,
+        });
+    };
+    // the line: a proof bounded at the length just found (every first move of that length)
+    options.max_moves = plies.div_ceil(2);
+    let line = match solver.solve(pos, &options, tb) {
+        Ok(s) => s.pv,
+        Err(SolveError::Stopped) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    Ok(Proof {
+        win: Some((plies, line)),
+        complete: true,
+    })
+}
