@@ -148,10 +148,14 @@ fn conditions_add_up_and_home_formation_matches_an_enumeration() {
                     if used.len() < pieces.len() {
                         continue;
                     }
-                    // an impossible soldier point or an illegal position is refused
+                    // an illegal position is refused, and a soldier where no game puts
+                    // it is a composition's placement, outside the table
                     let Ok(pos) = fen_of(&pieces, turn).parse::<Position>() else {
                         continue;
                     };
+                    if pos.unreachable_piece().is_some() {
+                        continue;
+                    }
                     let v = tb.probe(&pos).unwrap();
                     add(counts, red_result(v, turn));
                 }
