@@ -356,7 +356,9 @@ async function probe(info) {
     $('#e-verdict').textContent = `${p.material_chinese} (${p.material}), rules ${p.rules}: ${p.verdict}${how} for ${info.side_to_move}`;
     for (const m of p.moves) row(m, m.verdict, m.plies, m.by_rule);
   } catch (e) {
-    $('#e-verdict').textContent = `No table value (${e.message.split(';')[0]}). “Solve” below proves forced mates.`;
+    // (the server's message may say "no table value" itself: a composed position)
+    const why = e.message.split(';')[0].replace(/^no table value: /, '');
+    $('#e-verdict').textContent = `No table value (${why}). “Solve” below proves forced mates.`;
     for (const m of info.moves) row(m, '', null, null);
   }
 }
