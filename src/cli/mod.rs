@@ -249,6 +249,11 @@ enum Command {
         /// for a composed mate (the tables are not read).
         #[arg(long)]
         mate_only: bool,
+        /// depth-first (passes two plies deeper each, on every core: the quickest for
+        /// short proofs) or proof-number (df-pn on one core: reaches long wins whose tree
+        /// is narrow). Both prove the same shortest lengths.
+        #[arg(long, default_value = "depth-first")]
+        method: canju::solver::Method,
     },
     /// Puzzle collections: list, show, check answers against perfect play.
     Puzzle {
@@ -470,6 +475,13 @@ pub struct ProofArgs {
     /// Seconds each proof may take.
     #[arg(long, default_value_t = 10.0)]
     pub time: f64,
+    /// The bound of the long proof (proof-number search, any moves), tried when neither of
+    /// the first two finds a win; 0 skips it.
+    #[arg(long, default_value_t = 40)]
+    pub long_moves: u32,
+    /// Seconds the long proof may take.
+    #[arg(long, default_value_t = 60.0)]
+    pub long_time: f64,
     /// The result to take where the transcription states none: 红先胜 or 红先和.
     #[arg(long)]
     pub assume: Option<String>,
@@ -738,6 +750,7 @@ pub fn run() -> Job {
             rules: RulesArg { rules },
             checks_only,
             mate_only,
+            method,
         }) => solve::run(solve::SolveArgs {
             fen: &fen,
             max_moves,
@@ -750,6 +763,7 @@ pub fn run() -> Job {
             rules,
             checks_only,
             mate_only,
+            method,
         }),
         Some(Command::Gen {
             material,

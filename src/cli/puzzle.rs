@@ -72,6 +72,8 @@ fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::proof::ProofOpti
         checks_max_moves: a.checks_moves,
         seconds: a.time,
         assume,
+        long_max_moves: a.long_moves,
+        long_seconds: a.long_time,
         ..Default::default()
     })
 }
@@ -124,20 +126,25 @@ pub fn audit(a: AuditArgs) -> CliResult {
                 match w.by {
                     "tables" => ", tables",
                     "checks" => ", by checks alone",
+                    "long" => ", proof-number search",
                     _ => "",
                 }
             ),
             (None, _) if e.tables.is_some() => format!("tables: {}", e.tables.unwrap_or("")),
-            (None, _) if e.complete => format!(
-                "no forced win within {} moves{}",
-                options.max_moves,
-                if options.checks_max_moves > options.max_moves {
+            (None, _) => {
+                let checks = if options.checks_max_moves > e.no_win_within.unwrap_or(0) {
                     format!(" ({} by checks alone)", options.checks_max_moves)
                 } else {
                     String::new()
+                };
+                match e.no_win_within {
+                    Some(n) if e.complete => format!("no forced win within {n} moves{checks}"),
+                    Some(n) => format!(
+                        "no forced win within {n} moves{checks}; none found beyond in the time"
+                    ),
+                    None => "no forced win found in the time".to_string(),
                 }
-            ),
-            (None, _) => format!("no forced win found in {} s a proof", options.seconds),
+            }
         };
         outln!(
             "{:>3}. {}  [{}]  {}: {}  {:.2} s",

@@ -30,6 +30,7 @@ pub struct SolveArgs<'a> {
     pub rules: Rules,
     pub checks_only: bool,
     pub mate_only: bool,
+    pub method: solver::Method,
 }
 
 /// The most memory `--hash` takes, in MB.
@@ -77,6 +78,7 @@ pub fn run(a: SolveArgs) -> CliResult {
     options.hash_mb = a.hash;
     options.checks_only = a.checks_only;
     options.mate_only = a.mate_only;
+    options.method = a.method;
     let stop = options.stop.clone();
     // Ctrl-C stops the proof and reports what was proven (a second Ctrl-C is ignored
     // while the report is written)

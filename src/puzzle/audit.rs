@@ -18,7 +18,7 @@ use crate::tablebase::{TableError, Tablebase, Value};
 
 use super::import::Game;
 
-use super::proof::{ProofOptions, prove, stated};
+use super::proof::{ProofOptions, prove, prove_long, stated};
 
 /// What was found: a forced win, and how it was proven.
 #[derive(Clone, Debug, Serialize)]
@@ -26,8 +26,9 @@ pub struct Win {
     /// Plies to mate (or to the stalemate that ends it); 0 for a win by rule.
     pub plies: u32,
     /// `tables` (exact), `rule` (the tables' win by the perpetual-check rule), `search`
-    /// (the shortest win by any moves) or `checks` (no win by any moves within the bound;
-    /// the shortest by checks alone).
+    /// (the shortest win by any moves), `checks` (no win by any moves within the bound;
+    /// the shortest by checks alone) or `long` (none within either bound; the shortest by
+    /// any moves within the long proof's bound, by proof-number search).
     pub by: &'static str,
     /// The main line in Chinese notation (empty when the tables proved it, or when its
     /// search ran out of time).
@@ -110,6 +111,9 @@ pub struct AuditEntry {
     /// Every proof ran to its bound (`false`: a proof ran out of time, so "not found"
     /// means "not found in the time").
     pub complete: bool,
+    /// The longest bound, in moves, within which it is proven that there is no forced win
+    /// by any moves (none when no proof by any moves finished).
+    pub no_win_within: Option<u32>,
     /// How the stated result stands.
     pub finding: Finding,
     /// The earlier composition with the same diagram.
@@ -127,6 +131,10 @@ pub struct AuditReport {
     pub checks_max_moves: u32,
     /// The time each proof was given.
     pub seconds_per_proof: f64,
+    /// The bound of the long proof (proof-number search, any moves; 0: not tried).
+    pub long_max_moves: u32,
+    /// The time the long proof was given.
+    pub long_seconds: f64,
     /// The compositions, in file order.
     pub entries: Vec<AuditEntry>,
     /// How many of each finding, in [`Finding::ALL`] order (those with none left out).
@@ -195,6 +203,7 @@ fn audit_one(
     .map_err(AuditError::Assume)?;
     let win;
     let mut complete = true;
+    let mut no_win_within = None;
     let value = table_value(tb, pos)?;
     let tables = value.map(|v| match v {
         Value::Win(_) | Value::RuleWin(_) => "win",
@@ -218,6 +227,9 @@ fn audit_one(
     } else {
         let proof = prove(solver, pos, options.max_moves, false, options.seconds, tb)?;
         complete &= proof.complete;
+        if proof.complete && proof.win.is_none() {
+            no_win_within = Some(options.max_moves);
+        }
         let mut found = proof.win.map(|(plies, line)| Win {
             plies,
             by: "search",
@@ -236,6 +248,31 @@ fn audit_one(
             found = proof.win.map(|(plies, line)| Win {
                 plies,
                 by: "checks",
+                line: chinese(pos, &line),
+            });
+        }
+        if found.is_none() && options.long_max_moves > 0 {
+            let known = no_win_within.map_or(0, |m| 2 * m - 1);
+            let proof = prove_long(
+                solver,
+                pos,
+                options.long_max_moves,
+                known,
+                options.long_seconds,
+                tb,
+            )?;
+            if proof.win.is_some() {
+                // (a win found settles what the first two could not finish)
+                complete = true;
+            } else {
+                complete &= proof.complete;
+                if proof.none_within > known {
+                    no_win_within = Some(proof.none_within.div_ceil(2));
+                }
+            }
+            found = proof.win.map(|(plies, line)| Win {
+                plies,
+                by: "long",
                 line: chinese(pos, &line),
             });
         }
@@ -262,6 +299,7 @@ fn audit_one(
         win,
         tables,
         complete,
+        no_win_within,
         finding,
         same_as: None,
         seconds: start.elapsed().as_secs_f64(),
@@ -308,6 +346,7 @@ pub fn audit(
                             win: None,
                             tables: None,
                             complete: true,
+                            no_win_within: None,
                             finding: Finding::Duplicate,
                             same_as: Some(n),
                             seconds: 0.0,
@@ -336,6 +375,8 @@ pub fn audit(
         max_moves: options.max_moves,
         checks_max_moves: options.checks_max_moves,
         seconds_per_proof: options.seconds,
+        long_max_moves: options.long_max_moves,
+        long_seconds: options.long_seconds,
         counts,
         median_seconds: times.get(times.len() / 2).copied().unwrap_or(0.0),
         max_seconds: times.last().copied().unwrap_or(0.0),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::game::moves::Move;
 use crate::game::piece::Color;
 use crate::game::position::Position;
-use crate::solver::{Options, SolveError, Solver};
+use crate::solver::{Length, Options, SolveError, Solver};
 use crate::tablebase::Tablebase;
 
 /// How far and how long each composition is searched.
@@ -24,6 +24,11 @@ pub struct ProofOptions {
     pub assume: Option<String>,
     /// Transposition table of each worker, in MB.
     pub hash_mb: usize,
+    /// The bound of the long proof (by proof-number search, any moves), tried when neither
+    /// of the first two finds a win; 0 skips it.
+    pub long_max_moves: u32,
+    /// The time the long proof may take.
+    pub long_seconds: f64,
 }
 
 impl Default for ProofOptions {
@@ -34,6 +39,8 @@ impl Default for ProofOptions {
             seconds: 10.0,
             assume: None,
             hash_mb: 64,
+            long_max_moves: 40,
+            long_seconds: 60.0,
         }
     }
 }
@@ -71,6 +78,34 @@ pub(crate) fn stated(
 pub(crate) struct Proof {
     pub win: Option<(u32, Vec<Move>)>,
     pub complete: bool,
+    /// No forced win within this many plies was proven (by the long proof).
+    pub none_within: u32,
+}
+
+/// The shortest forced win within `max_moves` by proof-number search, with its line, when
+/// it is known that there is none within `none_within` plies.
+pub(crate) fn prove_long(
+    solver: &mut Solver,
+    pos: &Position,
+    max_moves: u32,
+    none_within: u32,
+    seconds: f64,
+    tb: Option<&Tablebase>,
+) -> Result<Proof, SolveError> {
+    let mut options = Options::new(max_moves);
+    options.time = Some(Duration::from_secs_f64(seconds));
+    let p = solver.shortest_win(pos, &options, none_within, tb)?;
+    let bound = 2 * max_moves - 1;
+    let (win, complete, none_within) = match p.length {
+        Length::Exact(n) => (Some((n, p.line)), true, n - 1),
+        Length::None => (None, true, bound),
+        Length::Unknown(n) => (None, false, n),
+    };
+    Ok(Proof {
+        win,
+        complete,
+        none_within,
+    })
 }
 
 /// The shortest forced win within `max_moves` (by checks alone if `checks`), with its line
@@ -92,6 +127,7 @@ pub(crate) fn prove(
             return Ok(Proof {
                 win: None,
                 complete: false,
+                none_within: 0,
             });
         }
         Err(e) => return Err(e),
@@ -100,6 +136,7 @@ pub(crate) fn prove(
         return Ok(Proof {
             win: None,
             complete: true,
+            none_within: 0,
         });
     };
     // the line: a proof bounded at the length just found (every first move of that length)
@@ -112,5 +149,6 @@ pub(crate) fn prove(
     Ok(Proof {
         win: Some((plies, line)),
         complete: true,
+        none_within: 0,
     })
 }

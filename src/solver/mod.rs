@@ -29,7 +29,9 @@
 //! ```
 
 mod checks;
+mod long;
 mod ordering;
+mod pns;
 pub mod report;
 mod search;
 pub(crate) mod tt;
@@ -44,6 +46,8 @@ use std::time::{Duration, Instant};
 use crate::game::moves::Move;
 use crate::game::position::Position;
 use crate::tablebase::{TableError, Tablebase};
+pub use long::{Length, LongProof};
+use pns::PnTable;
 use search::{Heuristics, Searcher, Shared, Stop};
 use tt::Tt;
 
@@ -80,6 +84,48 @@ pub struct Options {
     /// rules) does not count, for compositions whose composer intends the mate. The tables
     /// are not read (their distances count stalemates).
     pub mate_only: bool,
+    /// How the proof is searched. Both methods give the same answers; they differ in what
+    /// they reach in a given time.
+    pub method: Method,
+}
+
+/// How a proof is searched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// Depth-first passes, two plies deeper each, every move of both sides to the full
+    /// depth, on every core: the quickest for short proofs and for proving that there is
+    /// no win.
+    #[default]
+    DepthFirst,
+    /// Proof-number search (df-pn) on one core: it spends its effort where the proof is
+    /// cheapest to finish, and reaches long wins whose tree is narrow (the defender's
+    /// answers to checks, quiet moves that parry its threats). The shortest length is still
+    /// proven exactly: a proof within the bound, then two plies shorter until one is
+    /// disproven.
+    ProofNumber,
+}
+
+impl std::str::FromStr for Method {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Method, String> {
+        match s {
+            "depth-first" | "df" | "alpha-beta" => Ok(Method::DepthFirst),
+            "proof-number" | "pn" | "dfpn" | "df-pn" => Ok(Method::ProofNumber),
+            _ => Err(format!(
+                "the method '{s}': depth-first or proof-number (df-pn)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::DepthFirst => "depth-first",
+            Method::ProofNumber => "proof-number",
+        })
+    }
 }
 
 impl Options {
@@ -94,6 +140,7 @@ impl Options {
             live: Arc::new(Live::default()),
             checks_only: false,
             mate_only: false,
+            method: Method::DepthFirst,
         }
     }
 }
@@ -219,6 +266,9 @@ fn legal(pos: &Position) -> Result<(), SolveError> {
 /// ```
 pub struct Solver {
     tt: Tt,
+    /// The proof-number search's table, set up when first needed.
+    pn: Option<PnTable>,
+    hash_mb: usize,
 }
 
 impl Solver {
@@ -226,7 +276,34 @@ impl Solver {
     pub fn new(hash_mb: usize) -> Solver {
         Solver {
             tt: Tt::full(hash_mb),
+            pn: None,
+            hash_mb,
         }
+    }
+
+    fn pn_table(&mut self) -> &mut PnTable {
+        let mb = self.hash_mb;
+        let t = self.pn.get_or_insert_with(|| PnTable::new(mb));
+        t.clear();
+        t
+    }
+
+    /// The shortest forced win of the side to move within `options.max_moves`, by
+    /// proof-number search whatever `options.method` says, with a winning line: for a
+    /// caller that wants the length and a line but not every winning first move (an audit
+    /// of compositions). `none_within`: it is known that there is no win within that many
+    /// plies (0 if nothing is known), so the search starts beyond it.
+    pub fn shortest_win(
+        &mut self,
+        pos: &Position,
+        options: &Options,
+        none_within: u32,
+        tb: Option<&Tablebase>,
+    ) -> Result<LongProof, SolveError> {
+        self.tt.renew();
+        self.pn_table();
+        let table = self.pn.as_mut().expect("set up above");
+        long::shortest_win(&self.tt, table, pos, options, none_within, tb)
     }
 
     /// As [`solve`], with this solver's table (`options.hash_mb` is not read).
@@ -237,6 +314,11 @@ impl Solver {
         tb: Option<&Tablebase>,
     ) -> Result<Solution, SolveError> {
         self.tt.renew();
+        if options.method == Method::ProofNumber {
+            self.pn_table();
+            let table = self.pn.as_mut().expect("set up above");
+            return long::solve(&self.tt, table, pos, options, tb);
+        }
         solve_with(&self.tt, pos, options, tb)
     }
 
@@ -260,6 +342,10 @@ pub fn solve(
     options: &Options,
     tb: Option<&Tablebase>,
 ) -> Result<Solution, SolveError> {
+    if options.method == Method::ProofNumber {
+        let mut table = PnTable::new(options.hash_mb);
+        return long::solve(&Tt::new(options.hash_mb), &mut table, pos, options, tb);
+    }
     solve_with(&Tt::new(options.hash_mb), pos, options, tb)
 }
 

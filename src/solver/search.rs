@@ -154,7 +154,7 @@ impl<'a> Searcher<'a> {
         self.shared.tt.grow_after(total);
     }
 
-    fn tick(&mut self) -> Result<(), Stop> {
+    pub(super) fn tick(&mut self) -> Result<(), Stop> {
         self.nodes += 1;
         // (mate-in-one tries add to the count between ticks, so test a threshold rather
         // than an exact multiple)
@@ -177,7 +177,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// The tables' distance for the attacker, when the position's material has a table.
-    fn probe(&mut self, pos: &Position) -> Result<Option<Option<u32>>, Stop> {
+    pub(super) fn probe(&mut self, pos: &Position) -> Result<Option<Option<u32>>, Stop> {
         let Some(tb) = self.shared.tb else {
             return Ok(None);
         };

@@ -1,0 +1,323 @@
+//! The long proofs: [`super::solve`] and the shortest win by proof-number search
+//! ([`super::pns`]), with the same answers as the depth-first passes wherever both finish.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use super::pns::{PnTable, ProofNumbers, Shortest};
+use super::search::{Heuristics, Searcher, Shared, Stop};
+use super::tt::Tt;
+use super::{Options, Solution, SolveError, Verdict, WinningMove, legal};
+use crate::game::moves::Move;
+use crate::game::position::Position;
+use crate::tablebase::Tablebase;
+
+/// The length of the shortest forced win a proof-number search found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Length {
+    /// Exactly this many plies: a win this long was proven, and none shorter.
+    Exact(u32),
+    /// Proven: no forced win within the bound.
+    None,
+    /// Stopped before a win within the bound was proven or disproven; it was proven that
+    /// there is none within this many plies (0: nothing was proven).
+    Unknown(u32),
+}
+
+/// What [`super::Solver::shortest_win`] proved.
+#[derive(Clone, Debug)]
+pub struct LongProof {
+    /// The length of the shortest forced win.
+    pub length: Length,
+    /// A winning line, both sides' moves: the defender resists longest and the attacker
+    /// mates quickest (the first such move in move generation order, as
+    /// [`super::Solution::pv`]). Cut short if the line's own time runs out.
+    pub line: Vec<Move>,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+/// What a proof's searchers share that does not depend on its stop: the counters and the
+/// ordering memory.
+struct Frame {
+    nodes: AtomicU64,
+    heuristics: Heuristics,
+    start: Instant,
+}
+
+impl Frame {
+    fn new() -> Frame {
+        Frame {
+            nodes: AtomicU64::new(0),
+            heuristics: Heuristics::new(),
+            start: Instant::now(),
+        }
+    }
+
+    fn shared<'a>(
+        &'a self,
+        tt: &'a Tt,
+        pos: &Position,
+        options: &'a Options,
+        tb: Option<&'a Tablebase>,
+    ) -> Shared<'a> {
+        let tb = tb.filter(|_| !options.checks_only && !options.mate_only);
+        Shared {
+            tt,
+            tb,
+            table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
+            attacker: pos.turn(),
+            attacker_kinds: pos.attacker_kinds_of(pos.turn()),
+            defender_kinds: pos.attacker_kinds_of(!pos.turn()),
+            stop: &options.stop,
+            deadline: options.time.map(|t| self.start + t),
+            max_nodes: options.max_nodes,
+            nodes: &self.nodes,
+            heuristics: &self.heuristics,
+            checks_only: options.checks_only,
+            mate_only: options.mate_only,
+        }
+    }
+}
+
+fn stop_error(e: Stop) -> SolveError {
+    match e {
+        Stop::Interrupted => SolveError::Stopped,
+        Stop::Table(t) => t.into(),
+    }
+}
+
+/// The bound in plies of `options`, checked.
+fn max_plies(options: &Options) -> Result<u32, SolveError> {
+    if options.max_moves == 0 || options.max_moves > super::MAX_MOVES {
+        return Err(SolveError::Bound(options.max_moves));
+    }
+    Ok(2 * options.max_moves - 1)
+}
+
+/// The shortest forced win of the side to move within `options.max_moves`, by proof-number
+/// search, with its line; `none_within`: it is known that there is no win within that many
+/// plies.
+pub(super) fn shortest_win(
+    tt: &Tt,
+    table: &mut PnTable,
+    pos: &Position,
+    options: &Options,
+    none_within: u32,
+    tb: Option<&Tablebase>,
+) -> Result<LongProof, SolveError> {
+    let bound = max_plies(options)?;
+    legal(pos)?;
+    let frame = Frame::new();
+    let shared = frame.shared(tt, pos, options, tb);
+    let mut searcher = Searcher::new(&shared);
+    let mut pns = ProofNumbers::new(
+        &mut searcher,
+        table,
+        pos.turn(),
+        options.checks_only,
+        options.mate_only,
+    );
+    let mut root = pos.clone();
+    let length = match pns.shortest(&mut root, none_within + 1, bound) {
+        Ok(Shortest::Exact(n)) => Length::Exact(n),
+        Ok(Shortest::None) => Length::None,
+        Ok(Shortest::Stopped(n)) => Length::Unknown(n.max(none_within)),
+        Err(e) => return Err(stop_error(e)),
+    };
+    pns.searcher().flush_nodes();
+    drop(pns);
+    drop(searcher);
+    let line = match length {
+        Length::Exact(n) => line(&frame, tt, table, pos, options, tb, n)?,
+        _ => Vec::new(),
+    };
+    let nodes = frame.nodes.load(Relaxed);
+    options.live.nodes.store(nodes, Relaxed);
+    Ok(LongProof {
+        length,
+        line,
+        nodes,
+        seconds: frame.start.elapsed().as_secs_f64(),
+    })
+}
+
+/// A winning line of `plies` from `pos` (see [`LongProof::line`]), searched with its own
+/// five seconds: the bounds it needs are mostly known.
+#[allow(clippy::too_many_arguments)]
+fn line(
+    frame: &Frame,
+    tt: &Tt,
+    table: &mut PnTable,
+    pos: &Position,
+    options: &Options,
+    tb: Option<&Tablebase>,
+    plies: u32,
+) -> Result<Vec<Move>, SolveError> {
+    let stop = AtomicBool::new(false);
+    let mut shared = frame.shared(tt, pos, options, tb);
+    shared.stop = &stop;
+    shared.deadline = Some(Instant::now() + Duration::from_secs(5));
+    shared.max_nodes = None;
+    let mut searcher = Searcher::new(&shared);
+    let mut pns = ProofNumbers::new(
+        &mut searcher,
+        table,
+        pos.turn(),
+        options.checks_only,
+        options.mate_only,
+    );
+    let mut line = Vec::new();
+    let mut at = pos.clone();
+    let mut left = plies;
+    // (a stop ends the line where it is)
+    let solved = |pns: &mut ProofNumbers, p: &mut Position, bound: u32| match pns.solve(p, bound) {
+        Ok(v) => Ok(Some(v)),
+        Err(Stop::Interrupted) => Ok(None),
+        Err(e) => Err(stop_error(e)),
+    };
+    while left > 0 {
+        let attacker = at.turn() == pos.turn();
+        let mut chosen: Option<(Move, u32)> = None;
+        for &m in at.legal_moves().iter() {
+            if attacker && options.checks_only && !at.gives_check(m) {
+                continue;
+            }
+            let mut child = at.clone();
+            child.play_unchecked(m);
+            if attacker {
+                // the quickest: the first move that mates within one ply less
+                let Some(v) = solved(&mut pns, &mut child, left - 1)? else {
+                    return Ok(line);
+                };
+                if v.is_proven() {
+                    chosen = Some((m, left - 1));
+                    break;
+                }
+            } else {
+                // the longest resistance: the first reply after which no mate is shorter
+                // than one ply less
+                if left < 3 {
+                    chosen = Some((m, left - 1));
+                    break;
+                }
+                let Some(v) = solved(&mut pns, &mut child, left - 3)? else {
+                    return Ok(line);
+                };
+                if v.is_disproven() {
+                    chosen = Some((m, left - 1));
+                    break;
+                }
+            }
+        }
+        let Some((m, next)) = chosen else {
+            break;
+        };
+        at.play_unchecked(m);
+        line.push(m);
+        left = next;
+    }
+    pns.searcher().flush_nodes();
+    Ok(line)
+}
+
+/// [`super::solve`] by proof-number search: every first move's exact length within the
+/// bound, shortest first, and the line of the first.
+pub(super) fn solve(
+    tt: &Tt,
+    table: &mut PnTable,
+    pos: &Position,
+    options: &Options,
+    tb: Option<&Tablebase>,
+) -> Result<Solution, SolveError> {
+    let max_plies = max_plies(options)?;
+    legal(pos)?;
+    let frame = Frame::new();
+    let shared = frame.shared(tt, pos, options, tb);
+    let legal_moves = pos.legal_moves();
+    let roots: Vec<Move> = legal_moves
+        .iter()
+        .copied()
+        .filter(|&m| !options.checks_only || pos.gives_check(m))
+        .collect();
+    let mut solution = Solution {
+        verdict: Verdict::None,
+        max_plies,
+        searched_plies: max_plies,
+        winning_moves: Vec::new(),
+        pv: Vec::new(),
+        no_legal_move: legal_moves.is_empty(),
+        checks_only: options.checks_only,
+        mate_only: options.mate_only,
+        nodes: 0,
+        seconds: 0.0,
+    };
+    let mut searcher = Searcher::new(&shared);
+    let mut pns = ProofNumbers::new(
+        &mut searcher,
+        table,
+        pos.turn(),
+        options.checks_only,
+        options.mate_only,
+    );
+    // the root first: its shortest win is the verdict, and what its proof learns serves
+    // the moves'
+    let mut root = pos.clone();
+    let shortest = match pns.shortest(&mut root, 1, max_plies) {
+        Ok(Shortest::Stopped(_)) => None,
+        Ok(s) => Some(s),
+        Err(e) => return Err(stop_error(e)),
+    };
+    // then each move's exact length (none wins if the root does not; each win found is
+    // exact, whatever stops the search later)
+    let mut stopped = !matches!(shortest, Some(Shortest::Exact(_) | Shortest::None));
+    let mut wins = Vec::new();
+    if let Some(Shortest::Exact(least)) = shortest {
+        options.live.depth.store(max_plies, Relaxed);
+        for &mv in &roots {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            // (no move wins sooner than the root's shortest)
+            match pns.shortest(&mut child, least - 1, max_plies - 1) {
+                Ok(Shortest::Exact(n)) => {
+                    options.live.proven.fetch_add(1, Relaxed);
+                    wins.push(WinningMove { mv, plies: n + 1 });
+                }
+                Ok(Shortest::None) => {}
+                Ok(Shortest::Stopped(_)) => {
+                    stopped = true;
+                    break;
+                }
+                Err(e) => return Err(stop_error(e)),
+            }
+            pns.searcher().flush_nodes();
+            options.live.nodes.store(frame.nodes.load(Relaxed), Relaxed);
+        }
+    }
+    pns.searcher().flush_nodes();
+    drop(pns);
+    drop(searcher);
+    wins.sort_by_key(|w| w.plies);
+    // (after a stop the list may miss moves not yet searched; none of them wins sooner
+    // than the root's shortest)
+    solution.searched_plies = match (shortest, stopped) {
+        (_, false) => max_plies,
+        (Some(Shortest::Exact(n)), true) => n.saturating_sub(2),
+        _ => 0,
+    };
+    solution.verdict = match shortest {
+        Some(Shortest::Exact(plies)) => Verdict::Win { plies },
+        Some(Shortest::None) => Verdict::None,
+        _ => Verdict::Unknown,
+    };
+    solution.winning_moves = wins;
+    if let Verdict::Win { plies } = solution.verdict {
+        solution.pv = line(&frame, tt, table, pos, options, tb, plies)?;
+    }
+    solution.nodes = frame.nodes.load(Relaxed);
+    options.live.nodes.store(solution.nodes, Relaxed);
+    solution.seconds = frame.start.elapsed().as_secs_f64();
+    Ok(solution)
+}

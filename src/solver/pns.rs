@@ -1,0 +1,528 @@
+//! Proof-number search: the long proofs.
+//!
+//! The depth-first search of [`super::search`] proves "the attacker mates within `d`
+//! plies" by trying every move of both sides to the full depth, and its cost grows with
+//! the width of the tree to the power of the depth: eight moves of quiet play are about as
+//! far as it reaches. Compositions run longer, but their trees are narrow where it matters:
+//! the defender has few answers to a check, and a quiet move of the attacker's that does
+//! not parry the defender's own threat is refuted at once. A proof-number search (df-pn,
+//! the depth-first form of Allis's proof-number search, as the tsume-shogi solvers use)
+//! spends its effort where the proof is cheapest to finish: at each node it keeps a proof
+//! number (how many leaves must still be proven for the node to be proven) and a disproof
+//! number, and it always expands the most-proving leaf.
+//!
+//! It stays exact:
+//!
+//! - Every node carries its bound in plies, so "proven" means "the attacker mates within
+//!   the bound" and "disproven" means it cannot, exactly as the depth-first search asks; the
+//!   search graph has no cycles (the bound falls by one each ply), so nothing depends on the
+//!   path by which a node was reached.
+//! - A node near its bound (at most [`LEAF`] plies) is answered by the depth-first search,
+//!   which is exact and fast there; a node whose material a table holds is answered by the
+//!   table.
+//! - The shortest win is found from the top: the first proof within the bound gives an
+//!   upper bound on the length (a proof tree's longest line), and the search is asked again
+//!   two plies shorter until it proves that no shorter win exists. Its answer is then the
+//!   exact shortest length, the same as the depth-first search's wherever both finish.
+//!
+//! The transposition table keeps, for each position, the shortest win proven from it (valid
+//! for every bound at least that long), the longest bound it was disproven within (valid
+//! for every bound at most that long), and the proof and disproof numbers of the bound
+//! last searched.
+
+use crate::game::moves::Move;
+use crate::game::piece::Color;
+use crate::game::position::Position;
+
+use super::search::{Searcher, Stop};
+
+/// A proof or disproof number that means "solved": the node is disproven (as a proof number)
+/// or proven (as a disproof number).
+const INF: u32 = 1 << 28;
+/// The largest proof or disproof number of a node not yet solved.
+const LIMIT: u32 = INF - 1;
+/// Nodes at most this many plies from their bound are answered by the depth-first search.
+pub(super) const LEAF: u32 = 3;
+/// No win proven (as a length), or a disproof that holds at every bound (as a bound).
+const NONE: u16 = u16::MAX;
+/// The proof number a quiet move of the attacker's starts with (a check starts with 1):
+/// after a quiet move the defender's answers are many, after a check few.
+const QUIET: u32 = 3;
+
+/// What is known of a node: its proof and disproof numbers, the shortest win proven from it
+/// (an upper bound on its distance, [`NONE`] if none), and the bound below which it is
+/// proven that there is none (`refuted`: no win within any bound less than it; [`NONE`]:
+/// none at all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Val {
+    pub pn: u32,
+    pub dn: u32,
+    pub mate: u16,
+    pub refuted: u16,
+}
+
+impl Val {
+    fn proven(mate: u32) -> Val {
+        Val {
+            pn: 0,
+            dn: INF,
+            mate: mate as u16,
+            refuted: 0,
+        }
+    }
+
+    fn refuted(below: u16) -> Val {
+        Val {
+            pn: INF,
+            dn: 0,
+            mate: NONE,
+            refuted: below,
+        }
+    }
+
+    /// A table's exact distance (`None`: the attacker never wins), at `bound`.
+    fn exact(distance: Option<u32>, bound: u32) -> Val {
+        match distance {
+            Some(n) if n <= bound => Val {
+                refuted: n as u16,
+                ..Val::proven(n)
+            },
+            Some(n) => Val {
+                mate: n as u16,
+                ..Val::refuted(n as u16)
+            },
+            None => Val::refuted(NONE),
+        }
+    }
+
+    pub fn is_proven(&self) -> bool {
+        self.pn == 0
+    }
+
+    pub fn is_disproven(&self) -> bool {
+        self.dn == 0
+    }
+}
+
+/// One slot of the transposition table.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    key: u64,
+    pn: u32,
+    dn: u32,
+    /// The nodes spent on this position (0: the slot is empty), for replacement.
+    work: u32,
+    /// The bound `pn` and `dn` belong to.
+    bound: u16,
+    mate: u16,
+    refuted: u16,
+}
+
+impl Entry {
+    /// What the entry says of its position at `bound`, if anything.
+    fn at(&self, bound: u32) -> Option<Val> {
+        let (mate, refuted) = (self.mate, self.refuted);
+        if mate != NONE && u32::from(mate) <= bound {
+            return Some(Val {
+                mate,
+                refuted,
+                ..Val::proven(0)
+            });
+        }
+        if refuted == NONE || bound < u32::from(refuted) {
+            return Some(Val {
+                mate,
+                ..Val::refuted(refuted)
+            });
+        }
+        (u32::from(self.bound) == bound).then_some(Val {
+            pn: self.pn,
+            dn: self.dn,
+            mate,
+            refuted,
+        })
+    }
+}
+
+/// Positions in buckets of four slots; a new position replaces the slot of the four on which
+/// the least work was spent.
+pub(crate) struct PnTable {
+    slots: Vec<Entry>,
+    mask: usize,
+}
+
+const BUCKET: usize = 4;
+
+impl PnTable {
+    /// A table of about `mb` MB (at least a few thousand slots).
+    pub(crate) fn new(mb: usize) -> PnTable {
+        let want = (mb << 20) / std::mem::size_of::<Entry>();
+        let n = want.next_power_of_two().max(4096);
+        let n = if n > want.max(4096) { n / 2 } else { n };
+        PnTable {
+            slots: vec![Entry::default(); n],
+            mask: n - 1,
+        }
+    }
+
+    /// Forgets every position.
+    pub(crate) fn clear(&mut self) {
+        self.slots.fill(Entry::default());
+    }
+
+    fn bucket(&self, key: u64) -> std::ops::Range<usize> {
+        let first = (key as usize) & self.mask & !(BUCKET - 1);
+        first..first + BUCKET
+    }
+
+    fn get(&self, key: u64) -> Option<&Entry> {
+        self.slots[self.bucket(key)]
+            .iter()
+            .find(|e| e.work != 0 && e.key == key)
+    }
+
+    /// Keeps what is known of `key` at `bound`, with what was known before of its wins and
+    /// disproofs (those hold at every bound).
+    fn put(&mut self, key: u64, bound: u32, v: Val, work: u64) {
+        let range = self.bucket(key);
+        let slots = &mut self.slots[range];
+        let i = slots
+            .iter()
+            .position(|e| e.work != 0 && e.key == key)
+            .unwrap_or_else(|| {
+                (0..BUCKET)
+                    .min_by_key(|&i| slots[i].work)
+                    .expect("a bucket has slots")
+            });
+        let e = &mut slots[i];
+        let (mate, refuted, work) = if e.work != 0 && e.key == key {
+            (
+                e.mate.min(v.mate),
+                if e.refuted == NONE || v.refuted == NONE {
+                    NONE
+                } else {
+                    e.refuted.max(v.refuted)
+                },
+                u64::from(e.work) + work,
+            )
+        } else {
+            (v.mate, v.refuted, work)
+        };
+        *e = Entry {
+            key,
+            pn: v.pn,
+            dn: v.dn,
+            work: work.clamp(1, u64::from(u32::MAX)) as u32,
+            bound: bound as u16,
+            mate,
+            refuted,
+        };
+    }
+}
+
+/// A move of a node being searched, with what is known of the position after it.
+#[derive(Clone, Copy, Debug)]
+struct Kid {
+    mv: Move,
+    v: Val,
+}
+
+/// What a proof of the shortest win found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shortest {
+    /// The shortest forced win takes exactly this many plies.
+    Exact(u32),
+    /// No forced win within the bound.
+    None,
+    /// Stopped first; no forced win within this many plies was proven (0: nothing).
+    Stopped(u32),
+}
+
+/// A proof-number search: the depth-first searcher answers the nodes near their bound
+/// and reads the tables.
+pub(super) struct ProofNumbers<'s, 'a> {
+    searcher: &'s mut Searcher<'a>,
+    table: &'s mut PnTable,
+    attacker: Color,
+    checks_only: bool,
+    mate_only: bool,
+    /// Each ply's moves, reused.
+    kids: Vec<Vec<Kid>>,
+    nodes: u64,
+}
+
+impl<'s, 'a> ProofNumbers<'s, 'a> {
+    pub(super) fn new(
+        searcher: &'s mut Searcher<'a>,
+        table: &'s mut PnTable,
+        attacker: Color,
+        checks_only: bool,
+        mate_only: bool,
+    ) -> ProofNumbers<'s, 'a> {
+        ProofNumbers {
+            searcher,
+            table,
+            attacker,
+            checks_only,
+            mate_only,
+            kids: Vec::new(),
+            nodes: 0,
+        }
+    }
+
+    /// The searcher under this search (for its node count).
+    pub(super) fn searcher(&mut self) -> &mut Searcher<'a> {
+        self.searcher
+    }
+
+    /// Whether the attacker mates within `bound` plies from `pos` (either side to move):
+    /// the root's value once it is proven or disproven.
+    pub(super) fn solve(&mut self, pos: &mut Position, bound: u32) -> Result<Val, Stop> {
+        let bound = self.parity(pos, bound);
+        match bound {
+            None => Ok(Val::refuted(1)),
+            Some(bound) => {
+                if let Some(v) = self.table.get(pos.key()).and_then(|e| e.at(bound))
+                    && (v.is_proven() || v.is_disproven())
+                {
+                    return Ok(v);
+                }
+                self.mid(pos, bound, INF, INF, 0)
+            }
+        }
+    }
+
+    /// The shortest forced win within `bound` plies, none being shorter than `from`: the
+    /// bounds from `from` up, two plies at a time, until one is proven (a bound disproven
+    /// before it, the win is exactly that long). A short bound keeps the search from
+    /// wandering down long lines of checks that a longer one allows; what each bound
+    /// learns (the disproofs below it, the proofs) serves the next.
+    pub(super) fn shortest(
+        &mut self,
+        pos: &mut Position,
+        from: u32,
+        bound: u32,
+    ) -> Result<Shortest, Stop> {
+        let Some(mut b) = self.parity(pos, from.max(1)) else {
+            return Ok(Shortest::None);
+        };
+        // (with the defender to move the first bound is 0 or 2: it may be mated already)
+        if b > bound {
+            b = self.parity(pos, bound).unwrap_or(0);
+        }
+        let mut none_within = 0;
+        loop {
+            match self.solve(pos, b) {
+                Ok(v) if v.is_proven() => return Ok(Shortest::Exact(b)),
+                Ok(v) => {
+                    debug_assert!(v.is_disproven());
+                    none_within = b;
+                }
+                Err(Stop::Interrupted) => return Ok(Shortest::Stopped(none_within)),
+                Err(e) => return Err(e),
+            }
+            if b + 2 > bound {
+                return Ok(Shortest::None);
+            }
+            b += 2;
+        }
+    }
+
+    /// The bound with the parity of a win from `pos` (odd with the attacker to move, even
+    /// with the defender), `None` if there is no room for one.
+    fn parity(&self, pos: &Position, bound: u32) -> Option<u32> {
+        let attacker = pos.turn() == self.attacker;
+        if attacker == bound.is_multiple_of(2) {
+            bound.checked_sub(1)
+        } else {
+            Some(bound)
+        }
+    }
+
+    /// Searches `pos` within `bound` (of the node's parity) until its proof number reaches
+    /// `thpn` or its disproof number `thdn`, and returns its value.
+    fn mid(
+        &mut self,
+        pos: &mut Position,
+        bound: u32,
+        thpn: u32,
+        thdn: u32,
+        ply: usize,
+    ) -> Result<Val, Stop> {
+        let key = pos.key();
+        let before = self.nodes;
+        self.nodes += 1;
+        if bound <= LEAF {
+            let v = if self.searcher.mates_within(pos, bound, ply)? {
+                Val::proven(bound)
+            } else {
+                Val::refuted(bound as u16 + 1)
+            };
+            self.table.put(key, bound, v, 1);
+            return Ok(v);
+        }
+        self.searcher.tick()?;
+        if let Some(distance) = self.searcher.probe(pos)? {
+            let v = Val::exact(distance, bound);
+            self.table.put(key, bound, v, 1);
+            return Ok(v);
+        }
+        let attacker = pos.turn() == self.attacker;
+        if self.kids.len() <= ply {
+            self.kids.resize_with(ply + 1, Vec::new);
+        }
+        let mut kids = std::mem::take(&mut self.kids[ply]);
+        kids.clear();
+        for &mv in pos.legal_moves().iter() {
+            let check = attacker && pos.gives_check(mv);
+            if attacker && self.checks_only && !check {
+                continue;
+            }
+            let known = self
+                .table
+                .get(pos.key_after(mv))
+                .and_then(|e| e.at(bound - 1));
+            let v = known.unwrap_or(Val {
+                pn: if attacker && !check { QUIET } else { 1 },
+                dn: 1,
+                mate: NONE,
+                refuted: 0,
+            });
+            kids.push(Kid { mv, v });
+        }
+        let v = if kids.is_empty() {
+            // the side to move has no move (or no check, in a proof by checks alone): the
+            // attacker has lost (or cannot go on); the defender is mated, or stalemated,
+            // which wins unless only mate counts
+            if attacker || (self.mate_only && !pos.is_check()) {
+                Val::refuted(NONE)
+            } else {
+                Val::proven(0)
+            }
+        } else {
+            let r = self.expand(pos, &mut kids, bound, thpn, thdn, ply, attacker);
+            let v = r.map(|()| summary(&kids, attacker));
+            self.kids[ply] = kids;
+            v?
+        };
+        self.table.put(key, bound, v, self.nodes - before);
+        Ok(v)
+    }
+
+    /// The loop of a node with moves: the most-proving move is searched until the node's
+    /// numbers reach their thresholds.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        pos: &mut Position,
+        kids: &mut [Kid],
+        bound: u32,
+        thpn: u32,
+        thdn: u32,
+        ply: usize,
+        attacker: bool,
+    ) -> Result<(), Stop> {
+        loop {
+            let v = summary(kids, attacker);
+            if v.pn >= thpn || v.dn >= thdn || v.is_proven() || v.is_disproven() {
+                return Ok(());
+            }
+            // the attacker's move of the least proof number, the defender's of the least
+            // disproof number; the thresholds let it run until it is no longer the best
+            let (best, second) = select(kids, attacker);
+            let k = kids[best].v;
+            let (cpn, cdn) = if attacker {
+                (
+                    thpn.min(second.saturating_add(1)).min(INF),
+                    (thdn - v.dn).saturating_add(k.dn).min(INF),
+                )
+            } else {
+                (
+                    (thpn - v.pn).saturating_add(k.pn).min(INF),
+                    thdn.min(second.saturating_add(1)).min(INF),
+                )
+            };
+            let mv = kids[best].mv;
+            let undo = pos.play_unchecked(mv);
+            let r = self.mid(pos, bound - 1, cpn, cdn, ply + 1);
+            pos.undo(mv, undo);
+            kids[best].v = r?;
+        }
+    }
+}
+
+/// The node's value from its moves': the attacker's proof number is the least of its
+/// moves', its disproof number their sum; the defender's the other way round. A proven
+/// node's win is its quickest move's (the attacker's) or its slowest (the defender's), one
+/// ply longer; a disproven node's bound likewise.
+fn summary(kids: &[Kid], attacker: bool) -> Val {
+    let (mut least, mut sum) = (INF, 0u32);
+    let (mut mate_min, mut mate_max) = (NONE, 0u16);
+    let (mut ref_min, mut ref_max) = (NONE, 0u16);
+    let mut all_proven = true;
+    for k in kids {
+        let (one, other) = if attacker {
+            (k.v.pn, k.v.dn)
+        } else {
+            (k.v.dn, k.v.pn)
+        };
+        least = least.min(one);
+        sum = if other >= INF || sum >= INF {
+            INF
+        } else {
+            (sum + other).min(LIMIT)
+        };
+        if k.v.is_proven() {
+            mate_min = mate_min.min(k.v.mate);
+            mate_max = mate_max.max(k.v.mate);
+        } else {
+            all_proven = false;
+        }
+        if k.v.is_disproven() {
+            ref_min = ref_min.min(k.v.refuted);
+            ref_max = ref_max.max(k.v.refuted);
+        } else {
+            ref_min = 0;
+        }
+    }
+    let plus = |x: u16| if x == NONE { NONE } else { x + 1 };
+    let (pn, dn) = if attacker { (least, sum) } else { (sum, least) };
+    let mut v = Val {
+        pn,
+        dn,
+        mate: NONE,
+        refuted: 0,
+    };
+    if pn == 0 {
+        // (the attacker's quickest proven move; every move of the defender's is proven)
+        v.mate = plus(if attacker {
+            mate_min
+        } else {
+            debug_assert!(all_proven);
+            mate_max
+        });
+    }
+    if dn == 0 {
+        // (every move of the attacker's is disproven; the defender's most lasting
+        // disproven move)
+        v.refuted = plus(if attacker { ref_min } else { ref_max });
+    }
+    v
+}
+
+/// The move to search (the attacker's least proof number, the defender's least disproof
+/// number; the first of equals) and the second least number.
+fn select(kids: &[Kid], attacker: bool) -> (usize, u32) {
+    let (mut best, mut first, mut second) = (0, INF, INF);
+    for (i, k) in kids.iter().enumerate() {
+        let n = if attacker { k.v.pn } else { k.v.dn };
+        if n < first {
+            second = first;
+            first = n;
+            best = i;
+        } else if n < second {
+            second = n;
+        }
+    }
+    (best, second)
+}
