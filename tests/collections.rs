@@ -88,8 +88,9 @@ fn an_audit_says_how_each_stated_result_stands() {
     );
     // (the line that refutes the stated draw)
     assert_eq!(lines[4], "     line: 前车进七 将５平６ 帅六平五", "{text}");
+    // (beyond the first two proofs' bounds, the proof-number search finds it)
     assert!(
-        lines[5].contains("[红先胜 (assumed)]  not found: no forced win within 3 moves"),
+        lines[5].contains("[红先胜 (assumed)]  proven: 五步杀 (9 plies, proof-number search)"),
         "{text}"
     );
     assert!(
@@ -98,7 +99,7 @@ fn an_audit_says_how_each_stated_result_stands() {
     );
     assert!(
         lines[7].contains(
-            "5 compositions; 1 stated win, proven; 1 stated win, not found within the bound; 1 stated draw, refuted by a win (破局); 1 stated draw, confirmed by the tables; 1 the same diagram as an earlier one"
+            "5 compositions; 2 stated win, proven; 1 stated draw, refuted by a win (破局); 1 stated draw, confirmed by the tables; 1 the same diagram as an earlier one"
         ),
         "{text}"
     );
@@ -118,10 +119,48 @@ fn an_audit_says_how_each_stated_result_stands() {
     assert_eq!(e[2]["finding"], "cook");
     assert_eq!(e[2]["stated"], "draw");
     assert_eq!(e[2]["assumed"], false);
+    assert_eq!(e[3]["finding"], "proven");
+    assert_eq!(e[3]["win"]["by"], "long");
+    assert_eq!(e[3]["win"]["plies"], 9);
+    assert_eq!(e[3]["win"]["line"].as_array().unwrap().len(), 9);
+    assert_eq!(e[4]["tables"], "draw");
+    assert_eq!(v["counts"].as_array().unwrap().len(), 4);
+    assert_eq!(v["long_max_moves"], 40);
+    // without the long proof, the win is not found within the first one's bound, and that
+    // much is proven
+    json_args.extend(["--long-moves", "0"]);
+    let o = canju(&json_args);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = &v["entries"];
     assert_eq!(e[3]["finding"], "win_not_found");
     assert_eq!(e[3]["complete"], true);
-    assert_eq!(e[4]["tables"], "draw");
-    assert_eq!(v["counts"].as_array().unwrap().len(), 5);
+    assert_eq!(e[3]["no_win_within"], 3);
+    let o = canju(
+        &args
+            .iter()
+            .copied()
+            .chain(["--long-moves", "0"])
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        out(&o).contains("[红先胜 (assumed)]  not found: no forced win within 3 moves"),
+        "{}",
+        out(&o)
+    );
+    // the long proof within two moves more proves that much
+    let o = canju(
+        &args
+            .iter()
+            .copied()
+            .chain(["--long-moves", "4"])
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        out(&o).contains("not found: no forced win within 4 moves  "),
+        "{}",
+        out(&o)
+    );
     // without an assumed result, what no title states is reported as such
     let o = canju(&[
         "puzzle",
@@ -139,6 +178,8 @@ fn an_audit_says_how_each_stated_result_stands() {
     for (bad, what) in [
         (vec!["--max-moves", "0"], "--max-moves 0"),
         (vec!["--time", "0"], "--time 0"),
+        (vec!["--long-moves", "61"], "--long-moves 61"),
+        (vec!["--long-time=-3"], "--long-time -3"),
         (vec!["--assume", "黑胜"], "--assume '黑胜'"),
     ] {
         let mut a = vec!["puzzle", "audit", file.to_str().unwrap()];

@@ -112,6 +112,18 @@ fn the_api_answers_and_refuses_bad_input() {
     assert_eq!(status, 200, "{j}");
     assert_eq!(j["verdict"], "none");
     assert_eq!(j["checks_only"], true);
+    // the proof-number search: the same answer
+    let (status, j) = get(
+        a,
+        &format!(
+            "/api/solve?fen={}&max_moves=3&method=proof-number",
+            enc("3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w")
+        ),
+    );
+    assert_eq!(status, 200, "{j}");
+    assert_eq!(j["verdict"], "win");
+    assert_eq!(j["plies"], 5);
+    assert_eq!(j["method"], "proof-number");
 
     // puzzles
     let (status, j) = get(a, "/api/puzzles");
@@ -181,6 +193,7 @@ fn the_api_answers_and_refuses_bad_input() {
             format!("/api/solve?fen={}&checks_only=maybe", enc(fen)),
             400,
         ),
+        (format!("/api/solve?fen={}&method=guess", enc(fen)), 400),
         ("/api/puzzles/no-such-puzzle".into(), 404),
         (format!("/api/theory?claim={}", enc("马跑了")), 400),
         ("/api/theory?claim=KCK&limit=100000".into(), 400),

@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use canju::solver::{Options, Solution, Solver, Verdict, mate_distance, solve};
+use canju::solver::{Length, Method, Options, Solution, Solver, Verdict, mate_distance, solve};
 use canju::tablebase::{Tablebase, Value};
 use canju::{Move, Position};
 use common::{Rng, TempDir, build_into};
@@ -389,6 +389,111 @@ fn the_search_agrees_with_the_tables_on_every_move() {
     );
 }
 
+/// The proof-number search (`Method::ProofNumber`) answers as the depth-first passes do:
+/// the same verdict, every winning first move with the same length, the same line and the
+/// same depth searched, on random positions of attacking material within four moves, by
+/// any moves, by checks alone and by checkmate only, and with tables deciding the nodes
+/// they hold.
+#[test]
+fn proof_numbers_answer_as_the_depth_first_passes() {
+    let same = |pos: &Position, options: &Options, tb: Option<&Tablebase>| {
+        let a = solve(pos, options, tb).unwrap();
+        let mut pn = options.clone();
+        pn.method = Method::ProofNumber;
+        let b = solve(pos, &pn, tb).unwrap();
+        assert_eq!(b.verdict, a.verdict, "{pos}");
+        assert_eq!(b.winning_moves, a.winning_moves, "{pos}");
+        assert_eq!(b.pv, a.pv, "{pos}");
+        assert_eq!(b.searched_plies, a.searched_plies, "{pos}");
+        assert_eq!((b.checks_only, b.mate_only), (a.checks_only, a.mate_only));
+        a.verdict
+    };
+    let mut rng = Rng::new(0x9f);
+    let mut wins = 0;
+    for material in ["KRNKAA", "KRCKAB", "KNCKAA", "KRRKRA", "KNNPKAB", "KCCPKAA"] {
+        for pos in positions_of(material, &mut rng, 12) {
+            for mode in 0..3 {
+                let mut options = Options::new(4);
+                options.checks_only = mode == 1;
+                options.mate_only = mode == 2;
+                wins += usize::from(matches!(same(&pos, &options, None), Verdict::Win { .. }));
+            }
+        }
+    }
+    let d = TempDir::new("solver-pn-tables");
+    let tb = build_into(&d, "KNKA");
+    for pos in positions_of("KNKA", &mut rng, 30) {
+        wins += usize::from(matches!(
+            same(&pos, &Options::new(5), Some(&tb)),
+            Verdict::Win { .. }
+        ));
+    }
+    // (the compositions of the bench at their exact length and one move more)
+    let text = include_str!("../benches/data/solve.txt");
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let parts: Vec<&str> = line.split(';').map(str::trim).collect();
+        let plies: u32 = parts[1].parse().unwrap();
+        if plies > 7 {
+            continue;
+        }
+        let pos: Position = parts[0].parse().unwrap();
+        for moves in [plies.div_ceil(2), plies.div_ceil(2) + 1] {
+            assert_eq!(
+                same(&pos, &Options::new(moves), None),
+                Verdict::Win { plies },
+                "{pos}"
+            );
+        }
+    }
+    assert!(wins >= 40, "{wins} wins");
+}
+
+/// 适情雅趣 第034局 忙里偷闲: a mate in nine moves with quiet moves in it, one move past
+/// what the depth-first passes prove in the audit's ten seconds. The proof-number search
+/// proves it exactly (no win within 15 plies, a win in 17), with a line that ends in mate;
+/// Fairy-Stockfish's `go mate 9` finds a mate in nine too.
+#[test]
+fn proof_numbers_reach_a_mate_in_nine_with_quiet_moves() {
+    let fen = "2b1kaR2/4aR3/3nbP3/3Np4/9/9/4P4/1C2C4/3pAp2r/4KAB1c w - - 0 1";
+    let pos: Position = fen.parse().unwrap();
+    let mut solver = Solver::new(64);
+    let p = solver
+        .shortest_win(&pos, &Options::new(12), 0, None)
+        .unwrap();
+    assert_eq!(p.length, Length::Exact(17));
+    assert_eq!(p.line.len(), 17);
+    let mut at = pos.clone();
+    let mut quiet = 0;
+    for (i, &m) in p.line.iter().enumerate() {
+        assert!(at.legal_moves().contains(&m), "{m} in {at}");
+        at.play_unchecked(m);
+        quiet += usize::from(i % 2 == 0 && !at.in_check(at.turn()));
+    }
+    assert!(
+        at.legal_moves().is_empty() && at.in_check(at.turn()),
+        "{at}"
+    );
+    assert!(quiet > 0, "a line of checks alone: {:?}", p.line);
+    // known not to hold within the bound asked: no win within eight moves
+    let none = solver
+        .shortest_win(&pos, &Options::new(8), 0, None)
+        .unwrap();
+    assert_eq!(none.length, Length::None);
+    assert!(none.line.is_empty());
+    // a stop before the proof: what was proven so far
+    let mut hurried = Options::new(12);
+    hurried.max_nodes = Some(2_000);
+    let p = solver.shortest_win(&pos, &hurried, 0, None).unwrap();
+    assert!(
+        matches!(p.length, Length::Unknown(n) if n < 17),
+        "{:?}",
+        p.length
+    );
+}
+
 /// Whether `m` checks and the side that plays it then mates within `plies` (counting `m`)
 /// giving check with every move, by trying every move: a check is found by playing the
 /// move, independently of the solver's test.
@@ -617,6 +722,31 @@ fn solve_command_text_and_json() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verdict"], "win");
+    assert_eq!(v["method"], "depth-first");
+    // the proof-number search: the same answer
+    let o = canju(&[
+        "solve",
+        "--fen",
+        fen,
+        "--max-moves",
+        "3",
+        "--json",
+        "--method",
+        "proof-number",
+    ]);
+    assert!(o.status.success());
+    let pn: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(pn["method"], "proof-number");
+    for field in [
+        "verdict",
+        "plies",
+        "winning_moves",
+        "pv",
+        "searched_plies",
+        "ending",
+    ] {
+        assert_eq!(pn[field], v[field], "{field}");
+    }
     // the tables' rule set (asian by default); a forced mate wins under both
     assert_eq!(v["rules"], "asian");
     assert_eq!(v["plies"], 5);
@@ -702,6 +832,7 @@ fn solve_refuses_bad_input_in_one_line() {
         (&["solve", "--hash", "0"], "--hash 0"),
         (&["solve", "--fen", "9/9/9 w"], "--fen"),
         (&["solve", "--threads", "0"], "--threads 0"),
+        (&["solve", "--method", "guess"], "the method 'guess'"),
     ] {
         let o = canju(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

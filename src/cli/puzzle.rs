@@ -36,7 +36,8 @@ fn read_text(file: &std::path::Path) -> Result<String, CliError> {
         .map_err(|_| CliError::input(format!("{}: not UTF-8 text", file.display())))
 }
 
-/// The proof bounds of `--max-moves`, `--checks-moves`, `--time` and `--assume`, checked.
+/// The proof bounds of `--max-moves`, `--checks-moves`, `--time`, `--long-moves`,
+/// `--long-time` and `--assume`, checked.
 fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::proof::ProofOptions, CliError> {
     let most = canju::solver::MAX_MOVES;
     if a.max_moves == 0 || a.max_moves > most {
@@ -49,6 +50,18 @@ fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::proof::ProofOpti
         return Err(CliError::input(format!(
             "--checks-moves {}: between 0 and {most}",
             a.checks_moves
+        )));
+    }
+    if a.long_moves > most {
+        return Err(CliError::input(format!(
+            "--long-moves {}: between 0 and {most}",
+            a.long_moves
+        )));
+    }
+    if !(a.long_time > 0.0 && a.long_time <= 86_400.0) {
+        return Err(CliError::input(format!(
+            "--long-time {}: seconds, more than 0 and at most a day",
+            a.long_time
         )));
     }
     if !(a.time > 0.0 && a.time <= 86_400.0) {

@@ -240,10 +240,11 @@ struct SolveQuery {
     time: Option<f64>,
     checks_only: Option<bool>,
     mate_only: Option<bool>,
+    method: Option<String>,
 }
 
-/// `GET /api/solve?fen=…&max_moves=…&time=…&checks_only=…&mate_only=…`: the solver, with a
-/// time limit.
+/// `GET /api/solve?fen=…&max_moves=…&time=…&checks_only=…&mate_only=…&method=…`: the
+/// solver, with a time limit (`method`: `depth-first`, the default, or `proof-number`).
 async fn solve(
     State(state): State<Shared>,
     q: Result<Query<SolveQuery>, QueryRejection>,
@@ -270,6 +271,11 @@ async fn solve(
     options.hash_mb = SOLVE_HASH_MB;
     options.checks_only = q.checks_only.unwrap_or(false);
     options.mate_only = q.mate_only.unwrap_or(false);
+    if let Some(m) = &q.method {
+        options.method = m
+            .parse()
+            .map_err(|e| ApiError::bad(format!("method: {e}")))?;
+    }
     let st = state.clone();
     // the proof stops itself at its time limit and answers what it proved; the stop flag
     // is for a client that leaves, and a second guard

@@ -251,6 +251,7 @@ pub(super) fn solve(
         no_legal_move: legal_moves.is_empty(),
         checks_only: options.checks_only,
         mate_only: options.mate_only,
+        method: super::Method::ProofNumber,
         nodes: 0,
         seconds: 0.0,
     };

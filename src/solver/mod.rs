@@ -200,6 +200,8 @@ pub struct Solution {
     pub checks_only: bool,
     /// The proof was of checkmates only ([`Options::mate_only`]).
     pub mate_only: bool,
+    /// How the proof was searched.
+    pub method: Method,
     /// Nodes searched.
     pub nodes: u64,
     /// Seconds taken.
@@ -396,6 +398,7 @@ fn solve_with(
         no_legal_move: legal_moves.is_empty(),
         checks_only: options.checks_only,
         mate_only: options.mate_only,
+        method: Method::DepthFirst,
         nodes: 0,
         seconds: 0.0,
     };

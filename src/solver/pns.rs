@@ -45,8 +45,9 @@ const LIMIT: u32 = INF - 1;
 pub(super) const LEAF: u32 = 3;
 /// No win proven (as a length), or a disproof that holds at every bound (as a bound).
 const NONE: u16 = u16::MAX;
-/// The proof number a quiet move of the attacker's starts with (a check starts with 1):
-/// after a quiet move the defender's answers are many, after a check few.
+/// The proof number a quiet move of the attacker's starts with. A check starts with the
+/// number of the defender's answers to it (they are few, and each must be proven); a quiet
+/// move leaves the defender many, and is tried after the checks with few answers.
 const QUIET: u32 = 3;
 
 /// What is known of a node: its proof and disproof numbers, the shortest win proven from it
@@ -378,16 +379,31 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             if attacker && self.checks_only && !check {
                 continue;
             }
-            let known = self
-                .table
-                .get(pos.key_after(mv))
-                .and_then(|e| e.at(bound - 1));
-            let v = known.unwrap_or(Val {
-                pn: if attacker && !check { QUIET } else { 1 },
-                dn: 1,
-                mate: NONE,
-                refuted: 0,
-            });
+            let after = pos.key_after(mv);
+            let known = self.table.get(after).and_then(|e| e.at(bound - 1));
+            let v = match known {
+                Some(v) => v,
+                None if check => {
+                    // (a check's proof number: the defender's answers; none is a mate)
+                    let undo = pos.play_unchecked(mv);
+                    let answers = pos.legal_moves().len() as u32;
+                    pos.undo(mv, undo);
+                    if answers == 0 {
+                        Val::proven(1)
+                    } else {
+                        Val {
+                            pn: answers,
+                            dn: 1,
+                            ..Val::proven(0)
+                        }
+                    }
+                }
+                None => Val {
+                    pn: if attacker { QUIET } else { 1 },
+                    dn: 1,
+                    ..Val::proven(0)
+                },
+            };
             kids.push(Kid { mv, v });
         }
         let v = if kids.is_empty() {
@@ -525,4 +541,106 @@ fn select(kids: &[Kid], attacker: bool) -> (usize, u32) {
         }
     }
     (best, second)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A win proven within n holds for every bound of at least n; a disproof within b for
+    /// every bound of at most b; the numbers of a search only for its own bound; a slot
+    /// keeps what was proven of its position when the numbers of another bound are stored.
+    #[test]
+    fn the_table_keeps_proofs_and_disproofs_for_the_bounds_they_hold() {
+        let mut t = PnTable::new(1);
+        let key = 0x1234_5678_9abc_def1;
+        assert!(t.get(key).is_none());
+        t.put(key, 9, Val::refuted(10), 5);
+        let e = *t.get(key).unwrap();
+        assert!(e.at(9).unwrap().is_disproven() && e.at(3).unwrap().is_disproven());
+        assert!(e.at(11).is_none());
+        // the numbers of bound 13, with the disproof below 10 kept
+        let working = Val {
+            pn: 4,
+            dn: 7,
+            ..Val::proven(0)
+        };
+        let working = Val {
+            mate: NONE,
+            ..working
+        };
+        t.put(key, 13, working, 5);
+        let e = *t.get(key).unwrap();
+        assert_eq!(e.at(13).map(|v| (v.pn, v.dn)), Some((4, 7)));
+        assert!(e.at(9).unwrap().is_disproven());
+        assert!(e.at(11).is_none() && e.at(15).is_none());
+        // a win in 13 proven: every bound from 13 up
+        t.put(key, 15, Val::proven(13), 5);
+        let e = *t.get(key).unwrap();
+        assert!(e.at(13).unwrap().is_proven() && e.at(41).unwrap().is_proven());
+        assert!(e.at(9).unwrap().is_disproven());
+        assert!(e.at(11).is_none());
+        assert_eq!(e.work, 15);
+        // a table's exact distance: both at once; none: disproven at every bound
+        let v = Val::exact(Some(7), 5);
+        assert!(v.is_disproven() && v.mate == 7 && v.refuted == 7);
+        let v = Val::exact(Some(7), 9);
+        assert!(v.is_proven() && v.mate == 7);
+        let v = Val::exact(None, 99);
+        assert!(v.is_disproven() && v.refuted == NONE);
+        t.put(key ^ 1, 3, v, 1);
+        assert!(t.get(key ^ 1).unwrap().at(119).unwrap().is_disproven());
+    }
+
+    /// The attacker's node: proven by its quickest proven move, disproven when every move
+    /// is (below the least of their bounds, one ply more); the defender's the other way.
+    #[test]
+    fn a_node_sums_up_its_moves() {
+        let mv = Move::new(
+            crate::game::square::Square::new_unchecked(0),
+            crate::game::square::Square::new_unchecked(1),
+        );
+        let kid = |v: Val| Kid { mv, v };
+        let open = Val {
+            pn: 2,
+            dn: 3,
+            mate: NONE,
+            refuted: 0,
+        };
+        let kids = [kid(Val::proven(6)), kid(open), kid(Val::proven(4))];
+        let v = summary(&kids, true);
+        assert!(v.is_proven());
+        assert_eq!(v.mate, 5);
+        let v = summary(&kids, false);
+        assert_eq!((v.pn, v.dn), (2, 3));
+        let kids = [
+            kid(Val::refuted(8)),
+            kid(Val::refuted(NONE)),
+            kid(Val::refuted(6)),
+        ];
+        let v = summary(&kids, true);
+        assert!(v.is_disproven());
+        assert_eq!(v.refuted, 7);
+        let v = summary(&kids, false);
+        assert!(v.is_disproven());
+        assert_eq!(v.refuted, NONE);
+        let kids = [kid(Val::proven(2)), kid(Val::proven(6))];
+        let v = summary(&kids, false);
+        assert!(v.is_proven());
+        assert_eq!(v.mate, 7);
+        // (numbers add up to the limit, never to "solved")
+        let big = Val {
+            pn: LIMIT,
+            dn: LIMIT,
+            mate: NONE,
+            refuted: 0,
+        };
+        let v = summary(&[kid(big), kid(big)], true);
+        assert_eq!((v.pn, v.dn), (LIMIT, LIMIT));
+        assert!(!v.is_proven() && !v.is_disproven());
+        assert_eq!(
+            select(&[kid(open), kid(big), kid(Val::proven(1))], true),
+            (2, 2)
+        );
+    }
 }

@@ -56,6 +56,9 @@ pub struct SolveReport {
     pub checks_only: bool,
     /// Only a checkmate counted (将死; a stalemate, 困毙, did not).
     pub mate_only: bool,
+    /// How the proof was searched: `depth-first` or `proof-number` (the answers are the
+    /// same).
+    pub method: String,
     /// How the main line ends: `checkmate` (将死) or `stalemate` (困毙); `null` when
     /// there is no win (or the line was cut short by a stop).
     pub ending: Option<&'static str>,
@@ -94,6 +97,7 @@ impl SolveReport {
         SolveReport {
             ending,
             mate_only: s.mate_only,
+            method: s.method.to_string(),
             fen: pos.to_string(),
             verdict,
             plies,
