@@ -146,29 +146,47 @@ impl Entry {
 }
 
 /// Positions in buckets of four slots; a new position replaces the slot of the four on which
-/// the least work was spent.
+/// the least work was spent. The table starts at 1 MB and grows four times at a step, up to
+/// its size, each time half its slots are taken: a short proof never pays for the memory of
+/// a long one.
 pub(crate) struct PnTable {
     slots: Vec<Entry>,
     mask: usize,
+    /// Slots taken.
+    used: usize,
+    /// The most slots it grows to.
+    most: usize,
 }
 
 const BUCKET: usize = 4;
+/// The slots a table starts with (1 MB).
+const FIRST_SLOTS: usize = (1 << 20) / std::mem::size_of::<Entry>();
 
 impl PnTable {
-    /// A table of about `mb` MB (at least a few thousand slots).
+    /// A table of at most about `mb` MB (at least a few thousand slots).
     pub(crate) fn new(mb: usize) -> PnTable {
-        let want = (mb << 20) / std::mem::size_of::<Entry>();
-        let n = want.next_power_of_two().max(4096);
-        let n = if n > want.max(4096) { n / 2 } else { n };
+        let want = ((mb << 20) / std::mem::size_of::<Entry>()).max(4096);
+        // (a power of two, at most what was asked for)
+        let most = 1 << want.ilog2();
+        let n = FIRST_SLOTS.next_power_of_two().min(most);
         PnTable {
             slots: vec![Entry::default(); n],
             mask: n - 1,
+            used: 0,
+            most,
         }
     }
 
-    /// Forgets every position.
+    /// Forgets every position (and gives back what the table grew to).
     pub(crate) fn clear(&mut self) {
-        self.slots.fill(Entry::default());
+        let n = FIRST_SLOTS.next_power_of_two().min(self.most);
+        if self.slots.len() == n {
+            self.slots.fill(Entry::default());
+        } else {
+            self.slots = vec![Entry::default(); n];
+        }
+        self.mask = n - 1;
+        self.used = 0;
     }
 
     fn bucket(&self, key: u64) -> std::ops::Range<usize> {
@@ -182,9 +200,29 @@ impl PnTable {
             .find(|e| e.work != 0 && e.key == key)
     }
 
+    /// Four times the slots (or up to the most), every entry moved.
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 4).min(self.most);
+        let old = std::mem::replace(&mut self.slots, vec![Entry::default(); n]);
+        self.mask = n - 1;
+        self.used = 0;
+        for e in old.into_iter().filter(|e| e.work != 0) {
+            let range = self.bucket(e.key);
+            let slots = &mut self.slots[range];
+            let i = (0..BUCKET)
+                .min_by_key(|&i| slots[i].work)
+                .expect("a bucket has slots");
+            self.used += usize::from(slots[i].work == 0);
+            slots[i] = e;
+        }
+    }
+
     /// Keeps what is known of `key` at `bound`, with what was known before of its wins and
     /// disproofs (those hold at every bound).
     fn put(&mut self, key: u64, bound: u32, v: Val, work: u64) {
+        if self.used * 2 >= self.slots.len() && self.slots.len() < self.most {
+            self.grow();
+        }
         let range = self.bucket(key);
         let slots = &mut self.slots[range];
         let i = slots
@@ -196,6 +234,7 @@ impl PnTable {
                     .expect("a bucket has slots")
             });
         let e = &mut slots[i];
+        self.used += usize::from(e.work == 0);
         let (mate, refuted, work) = if e.work != 0 && e.key == key {
             (
                 e.mate.min(v.mate),
@@ -590,6 +629,28 @@ mod tests {
         assert!(v.is_disproven() && v.refuted == NONE);
         t.put(key ^ 1, 3, v, 1);
         assert!(t.get(key ^ 1).unwrap().at(119).unwrap().is_disproven());
+    }
+
+    /// The table grows from 1 MB to its size as it fills, keeping every entry it can.
+    #[test]
+    fn the_table_grows_and_keeps_what_it_holds() {
+        let mut t = PnTable::new(16);
+        let first = t.slots.len();
+        let keys: Vec<u64> = (1..=first as u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        for (i, &k) in keys.iter().enumerate() {
+            t.put(k, 5, Val::proven(i as u32 % 5), 1);
+        }
+        assert!(t.slots.len() > first && t.slots.len() <= t.most);
+        assert!(t.slots.len() * std::mem::size_of::<Entry>() <= 16 << 20);
+        // (as many as there were slots for: the first table held half of them at most
+        // before it grew, the grown one all)
+        let kept = keys.iter().filter(|&&k| t.get(k).is_some()).count();
+        assert!(kept > first * 9 / 10, "{kept} of {first}");
+        t.clear();
+        assert_eq!(t.slots.len(), first);
+        assert!(keys.iter().all(|&k| t.get(k).is_none()));
     }
 
     /// The attacker's node: proven by its quickest proven move, disproven when every move
