@@ -119,7 +119,8 @@ pub(super) fn shortest_win(
         pos.turn(),
         options.checks_only,
         options.mate_only,
-    );
+    )
+    .with_live(&options.live);
     let mut root = pos.clone();
     let length = match pns.shortest(&mut root, none_within + 1, bound) {
         Ok(Shortest::Exact(n)) => Length::Exact(n),
@@ -262,7 +263,8 @@ pub(super) fn solve(
         pos.turn(),
         options.checks_only,
         options.mate_only,
-    );
+    )
+    .with_live(&options.live);
     // the root first: its shortest win is the verdict, and what its proof learns serves
     // the moves'
     let mut root = pos.clone();
@@ -276,7 +278,6 @@ pub(super) fn solve(
     let mut stopped = !matches!(shortest, Some(Shortest::Exact(_) | Shortest::None));
     let mut wins = Vec::new();
     if let Some(Shortest::Exact(least)) = shortest {
-        options.live.depth.store(max_plies, Relaxed);
         for &mv in &roots {
             let mut child = pos.clone();
             child.play_unchecked(mv);

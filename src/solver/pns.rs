@@ -289,6 +289,8 @@ pub(super) struct ProofNumbers<'s, 'a> {
     /// Each ply's moves, reused.
     kids: Vec<Vec<Kid>>,
     nodes: u64,
+    /// Where a progress display reads the nodes and the bound under way.
+    live: Option<&'s super::Live>,
 }
 
 impl<'s, 'a> ProofNumbers<'s, 'a> {
@@ -307,7 +309,14 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             mate_only,
             kids: Vec::new(),
             nodes: 0,
+            live: None,
         }
+    }
+
+    /// Reports the nodes searched and the bound under way to `live` as it goes.
+    pub(super) fn with_live(mut self, live: &'s super::Live) -> Self {
+        self.live = Some(live);
+        self
     }
 
     /// The searcher under this search (for its node count).
@@ -352,6 +361,9 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         }
         let mut none_within = 0;
         loop {
+            if let Some(live) = self.live {
+                live.depth.store(b, std::sync::atomic::Ordering::Relaxed);
+            }
             match self.solve(pos, b) {
                 Ok(v) if v.is_proven() => return Ok(Shortest::Exact(b)),
                 Ok(v) => {
@@ -402,6 +414,14 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             return Ok(v);
         }
         self.searcher.tick()?;
+        if self.nodes.is_multiple_of(4096)
+            && let Some(live) = self.live
+        {
+            live.nodes.store(
+                self.searcher.total_nodes(),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
         if let Some(distance) = self.searcher.probe(pos)? {
             let v = Val::exact(distance, bound);
             self.table.put(key, bound, v, 1);

@@ -147,6 +147,11 @@ impl<'a> Searcher<'a> {
         self.shared.checks_only
     }
 
+    /// The nodes searched by every thread, this one's not yet added included.
+    pub fn total_nodes(&self) -> u64 {
+        self.shared.nodes.load(Relaxed) + self.nodes
+    }
+
     /// Adds this thread's node count to the shared one.
     pub fn flush_nodes(&mut self) {
         let total = self.shared.nodes.fetch_add(self.nodes, Relaxed) + self.nodes;
