@@ -113,14 +113,8 @@ pub(super) fn shortest_win(
     let frame = Frame::new();
     let shared = frame.shared(tt, pos, options, tb);
     let mut searcher = Searcher::new(&shared);
-    let mut pns = ProofNumbers::new(
-        &mut searcher,
-        table,
-        pos.turn(),
-        options.checks_only,
-        options.mate_only,
-    )
-    .with_live(&options.live);
+    let mut pns =
+        ProofNumbers::new(&mut searcher, table, pos.turn(), options).with_live(&options.live);
     let mut root = pos.clone();
     let length = match pns.shortest(&mut root, none_within + 1, bound) {
         Ok(Shortest::Exact(n)) => Length::Exact(n),
@@ -163,13 +157,7 @@ fn line(
     shared.deadline = Some(Instant::now() + Duration::from_secs(5));
     shared.max_nodes = None;
     let mut searcher = Searcher::new(&shared);
-    let mut pns = ProofNumbers::new(
-        &mut searcher,
-        table,
-        pos.turn(),
-        options.checks_only,
-        options.mate_only,
-    );
+    let mut pns = ProofNumbers::new(&mut searcher, table, pos.turn(), options);
     let mut line = Vec::new();
     let mut at = pos.clone();
     let mut left = plies;
@@ -237,34 +225,11 @@ pub(super) fn solve(
     legal(pos)?;
     let frame = Frame::new();
     let shared = frame.shared(tt, pos, options, tb);
-    let legal_moves = pos.legal_moves();
-    let roots: Vec<Move> = legal_moves
-        .iter()
-        .copied()
-        .filter(|&m| !options.checks_only || pos.gives_check(m))
-        .collect();
-    let mut solution = Solution {
-        verdict: Verdict::None,
-        max_plies,
-        searched_plies: max_plies,
-        winning_moves: Vec::new(),
-        pv: Vec::new(),
-        no_legal_move: legal_moves.is_empty(),
-        checks_only: options.checks_only,
-        mate_only: options.mate_only,
-        method: super::Method::ProofNumber,
-        nodes: 0,
-        seconds: 0.0,
-    };
+    let (roots, mut solution) =
+        Solution::start(pos, options, max_plies, super::Method::ProofNumber);
     let mut searcher = Searcher::new(&shared);
-    let mut pns = ProofNumbers::new(
-        &mut searcher,
-        table,
-        pos.turn(),
-        options.checks_only,
-        options.mate_only,
-    )
-    .with_live(&options.live);
+    let mut pns =
+        ProofNumbers::new(&mut searcher, table, pos.turn(), options).with_live(&options.live);
     // the root first: its shortest win is the verdict, and what its proof learns serves
     // the moves'
     let mut root = pos.clone();

@@ -208,6 +208,38 @@ pub struct Solution {
     pub seconds: f64,
 }
 
+impl Solution {
+    /// A proof's first moves (those that check, with [`Options::checks_only`]) and its
+    /// solution before any is searched: no win yet, every move searched to the bound.
+    fn start(
+        pos: &Position,
+        options: &Options,
+        max_plies: u32,
+        method: Method,
+    ) -> (Vec<Move>, Solution) {
+        let legal_moves = pos.legal_moves();
+        let roots = legal_moves
+            .iter()
+            .copied()
+            .filter(|&m| !options.checks_only || pos.gives_check(m))
+            .collect();
+        let solution = Solution {
+            verdict: Verdict::None,
+            max_plies,
+            searched_plies: max_plies,
+            winning_moves: Vec::new(),
+            pv: Vec::new(),
+            no_legal_move: legal_moves.is_empty(),
+            checks_only: options.checks_only,
+            mate_only: options.mate_only,
+            method,
+            nodes: 0,
+            seconds: 0.0,
+        };
+        (roots, solution)
+    }
+}
+
 /// Why the solver could not answer.
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
@@ -383,25 +415,8 @@ fn solve_with(
         checks_only: options.checks_only,
         mate_only: options.mate_only,
     };
-    let legal_moves = pos.legal_moves();
-    let roots: Vec<Move> = legal_moves
-        .iter()
-        .copied()
-        .filter(|&m| !options.checks_only || pos.gives_check(m))
-        .collect();
-    let mut solution = Solution {
-        verdict: Verdict::None,
-        max_plies,
-        searched_plies: 0,
-        winning_moves: Vec::new(),
-        pv: Vec::new(),
-        no_legal_move: legal_moves.is_empty(),
-        checks_only: options.checks_only,
-        mate_only: options.mate_only,
-        method: Method::DepthFirst,
-        nodes: 0,
-        seconds: 0.0,
-    };
+    let (roots, mut solution) = Solution::start(pos, options, max_plies, Method::DepthFirst);
+    solution.searched_plies = 0;
     if roots.is_empty() {
         solution.searched_plies = max_plies;
         solution.seconds = start.elapsed().as_secs_f64();

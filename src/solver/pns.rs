@@ -294,19 +294,20 @@ pub(super) struct ProofNumbers<'s, 'a> {
 }
 
 impl<'s, 'a> ProofNumbers<'s, 'a> {
+    /// A search for `attacker`'s wins as `options` asks for them (by checks alone, by
+    /// checkmate only), its nodes near their bound answered by `searcher`.
     pub(super) fn new(
         searcher: &'s mut Searcher<'a>,
         table: &'s mut PnTable,
         attacker: Color,
-        checks_only: bool,
-        mate_only: bool,
+        options: &super::Options,
     ) -> ProofNumbers<'s, 'a> {
         ProofNumbers {
             searcher,
             table,
             attacker,
-            checks_only,
-            mate_only,
+            checks_only: options.checks_only,
+            mate_only: options.mate_only,
             kids: Vec::new(),
             nodes: 0,
             live: None,
