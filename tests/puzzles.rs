@@ -18,6 +18,7 @@ fn canju(args: &[&str]) -> Output {
         .args(args)
         .env_remove("CANJU_TB_DIR")
         .env("CANJU_HOME", home())
+        .env("CANJU_LANG", "en")
         .output()
         .unwrap()
 }
@@ -29,6 +30,7 @@ fn canju_with_input(args: &[&str], input: &str, home: &std::path::Path) -> Outpu
         .args(args)
         .env_remove("CANJU_TB_DIR")
         .env("CANJU_HOME", home)
+        .env("CANJU_LANG", "en")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -55,7 +57,9 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
     );
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
-        text.contains("马七进五: mistake: the goal is gone; refutation"),
+        text.contains(
+            "马七进五: mistake: the win is gone: no forced win within the moves left; refutation"
+        ),
         "{text}"
     );
     // until it is taken back, moves are refused (the board shows the defender to move) and
@@ -69,28 +73,87 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
         "{text}"
     );
     assert!(text.contains("solution: 帅五进一 "), "{text}");
-    // the failed puzzle comes back first; hints, undo, the solution, then a solve
+    let progress: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.join("progress.json")).unwrap()).unwrap();
+    let r = &progress["puzzles"]["pattern-002"];
+    assert_eq!(r["last"], "failed", "{progress}");
+    let due = r["review"]["due"].as_u64().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(
+        (now + 590..=now + 610).contains(&due),
+        "back in ten minutes: {r}"
+    );
+    assert!(progress["player"]["rating"].as_f64().unwrap() < 1500.0);
+    // not due yet: the next puzzle is a new one
+    let o = canju_with_input(&["puzzle", "play"], "quit\n", &home);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("new puzzle: rated"), "{text}");
+    assert!(!text.contains("pattern-002"), "{text}");
+    // ten minutes later (the file says so), the failed puzzle comes back first; hints,
+    // undo, the solution, then a solve: solved with help, not clean
+    let mut edited = progress.clone();
+    edited["puzzles"]["pattern-002"]["review"]["due"] = serde_json::json!(now - 1);
+    std::fs::write(home.join("progress.json"), edited.to_string()).unwrap();
     let script = "hint\nhint\n帅五进一\nundo\nsolution\n帅五进一\nC3.6\nh2... \n马七进六\n";
     let o = canju_with_input(&["puzzle", "play"], script, &home);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("review (failed or helped before)"), "{text}");
     assert!(text.contains("pattern-002 · 马后炮"), "{text}");
-    assert!(text.contains("hint: move the 帅 on file 五 (e0)"), "{text}");
+    assert!(
+        text.contains("hint: move the general on e0 (file 5)"),
+        "{text}"
+    );
     assert!(text.contains("hint: 帅五进一"), "{text}");
     assert!(text.contains("帅五进一: best"), "{text}");
     assert!(
         text.contains("solution: 帅五进一 士５进６ 炮三平六 士６退５ 马七进六"),
         "{text}"
     );
-    assert!(text.contains("defence: 士５进６"), "{text}");
-    assert!(text.contains("solved: 将死, black is checkmated"), "{text}");
+    assert!(text.contains("black defends: 士５进６"), "{text}");
+    assert!(
+        text.contains("solved: checkmate: black is in check with no move"),
+        "{text}"
+    );
+    assert!(text.contains("recorded: solved with help"), "{text}");
     let progress: serde_json::Value =
         serde_json::from_slice(&std::fs::read(home.join("progress.json")).unwrap()).unwrap();
-    assert_eq!(progress["puzzles"]["pattern-002"]["solved"], true);
-    assert_eq!(progress["puzzles"]["pattern-002"]["failed"], 1);
-    assert_eq!(progress["puzzles"]["pattern-002"]["attempts"], 2);
+    let r = &progress["puzzles"]["pattern-002"];
+    assert_eq!(r["solved"], true);
+    assert_eq!(
+        (
+            r["failed"].as_u64(),
+            r["helped"].as_u64(),
+            r["clean"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0))
+    );
+    assert_eq!(r["attempts"], 2);
+    assert_eq!(r["last"], "helped");
+    assert_eq!(progress["streak"], 0, "a solve with help is no clean solve");
     // list shows it; a damaged file is reported and kept aside; reset clears
     let o = canju_with_input(&["puzzle", "list", "--tag", "马后炮"], "", &home);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("pattern-002  solved"));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("pattern-002 ") && l.contains(" helped ")),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 puzzle: 0 solved clean, 1 with help, 0 failed"),
+        "{text}"
+    );
+    let o = canju_with_input(
+        &["puzzle", "list", "--progress", "helped", "--json"],
+        "",
+        &home,
+    );
+    let list: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["progress"], "helped");
+    assert!(list[0]["rating"].is_i64(), "{list}");
     std::fs::write(home.join("progress.json"), b"{ broken").unwrap();
     let o = canju_with_input(&["puzzle", "list", "--tag", "马后炮"], "", &home);
     assert!(o.status.success());
@@ -120,7 +183,7 @@ fn train_picks_a_reproducible_table_position() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let first = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(first.contains("seed 7"), "{first}");
-    assert!(first.contains("goal: 红先胜"), "{first}");
+    assert!(first.contains("goal: red to move and win"), "{first}");
     // the solution is a win in two moves: three plies
     let sol = first.lines().find(|l| l.starts_with("solution: ")).unwrap();
     assert_eq!(sol.split_whitespace().count(), 4, "{sol}");
@@ -332,7 +395,7 @@ fn a_checks_only_puzzle_takes_checks_and_refuses_a_quiet_move() {
     assert!(v["refutation"].is_null(), "{v}");
     let o = canju(&["puzzle", "show", "checks-001"]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("checking with every move (连将杀)"), "{text}");
+    assert!(text.contains("checking with every move"), "{text}");
 }
 
 #[test]
@@ -418,10 +481,13 @@ fn list_and_show() {
     let o = canju(&["puzzle", "list", "--tag", "马后炮"]);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(text.lines().count(), 2, "{text}");
-    assert!(text.contains("1 puzzle, 0 solved"), "{text}");
+    assert!(text.contains("1 puzzle: 0 solved clean"), "{text}");
     let o = canju(&["puzzle", "show", "mate-001"]);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(text.contains("goal: 黑先胜 within 1 move"), "{text}");
+    assert!(
+        text.contains("goal: black to move and win within 1 move"),
+        "{text}"
+    );
     let o = canju(&["puzzle", "show", "no-such"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no puzzle 'no-such'"));
@@ -549,7 +615,7 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
         "{text}"
     );
     assert!(
-        text.contains("solved: 困毙, black has no move left"),
+        text.contains("solved: stalemate: black is not in check but has no move, which loses"),
         "{text}"
     );
     assert_eq!(
@@ -586,7 +652,81 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
         &home,
     );
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
-    assert!(text.contains("good: still winning"), "{text}");
+    assert!(text.contains("good: still wins,"), "{text}");
+    assert!(text.contains("moves slower than the best"), "{text}");
+    // a move that throws the win away says what is left: a draw, in moves, both languages
+    let drawn = ranked
+        .iter()
+        .find(|r| r.value == canju::tablebase::Value::Draw)
+        .expect("a move that draws");
+    let script = format!("{}\nquit\n", drawn.mv);
+    let args = ["puzzle", "play", "endgame-001", "--dir", dir];
+    let text = canju_with_input(&args, &script, &home);
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains(": mistake: the win is gone: now a draw (with best play)"),
+        "{text}"
+    );
+    assert!(!text.contains("plies"), "{text}");
+    let mut zh = args.to_vec();
+    zh.extend(["--lang", "zh"]);
+    let text = canju_with_input(&zh, &script, &home);
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains("：错着，胜势已失，现在是和棋（双方走最佳着法）"),
+        "{text}"
+    );
+    assert!(text.contains("记录：未解出"), "{text}");
+}
+
+/// Without a language set, the trainer speaks Chinese, one language to a line: the goal,
+/// the judgement, the defence by its role, the mate named, the record.
+#[test]
+fn the_trainer_speaks_chinese_by_default() {
+    let home_guard = TempDir::new("zh");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canju"));
+    child
+        .args(["puzzle", "play", "pattern-002"])
+        .env_remove("CANJU_TB_DIR")
+        .env_remove("CANJU_LANG")
+        .env("CANJU_HOME", &home_guard.0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = child.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all("帅五进一\n炮三平六\n马七进六\n".as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    for want in [
+        "目标：红先胜（限3步，须将死）",
+        "帅五进一：最佳，还有2步杀",
+        "黑方应着：士５进６",
+        "马七进六：最佳",
+        "解出！将死：黑方被将军，无着可应",
+        "记录：独立解出；你的等级分",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    for line in text.lines().filter(|l| l.contains('：')) {
+        assert!(
+            !line.contains("best") && !line.contains("move") && !line.contains("solved"),
+            "a line in two languages: {line}"
+        );
+    }
+    // the language setting is checked
+    let o = Command::new(env!("CARGO_BIN_EXE_canju"))
+        .args(["puzzle", "play", "pattern-002"])
+        .env("CANJU_LANG", "klingon")
+        .env("CANJU_HOME", &home_guard.0)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("CANJU_LANG: language 'klingon'"));
 }
 
 #[test]

@@ -278,6 +278,15 @@ fn a_lore_that_always_holds_and_one_that_fails() {
         "{}",
         r.verdict.zh
     );
+    // a bare general is 光将, and only the definitions that apply are given
+    assert!(r.defence.starts_with("光将"), "{}", r.defence);
+    let defs = r.definitions().join("\n");
+    assert!(!defs.contains("home formation"), "{defs}");
+    assert!(!defs.contains("soldier classes"), "{defs}");
+    assert!(
+        defs.contains("centre file") && defs.contains("verdict:"),
+        "{defs}"
+    );
     // claimed as a win, the same material fails, with every position a counter-example
     let mut claim = Claim::parse("KCK").unwrap();
     claim.lore = Some(Lore::Win);
@@ -293,6 +302,7 @@ fn a_lore_that_always_holds_and_one_that_fails() {
         &|_, _| {},
     )
     .unwrap();
+    assert!(r.definitions().join(" ").contains("soldier classes"));
     let bottom: u64 = r
         .conditions
         .iter()

@@ -10,9 +10,11 @@ use super::{CliError, CliResult, position_arg};
 
 pub fn board_style(ascii: bool) -> terminal::Style {
     let tty = std::io::stdout().is_terminal();
+    // NO_COLOR (no-color.org): Chinese characters still, the sides told apart by 俥/車
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     terminal::Style {
         chinese: !ascii && tty,
-        color: tty,
+        color: tty && !no_color,
     }
 }
 

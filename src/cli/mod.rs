@@ -45,6 +45,24 @@ struct DirArg {
     dir: Option<PathBuf>,
 }
 
+/// `--lang`: the language of a trainer's words.
+#[derive(Args, Debug)]
+struct LangArg {
+    /// The trainer's language: zh (中文, the default) or en (default: $CANJU_LANG, else zh).
+    #[arg(long)]
+    lang: Option<canju::puzzle::words::Lang>,
+}
+
+impl LangArg {
+    fn resolve(self) -> Result<canju::puzzle::words::Lang, CliError> {
+        match self.lang {
+            Some(l) => Ok(l),
+            None => canju::puzzle::words::Lang::from_env()
+                .map_err(|e| CliError::input(format!("CANJU_LANG: {e}"))),
+        }
+    }
+}
+
 /// `--threads`: worker threads, for every command that works in parallel.
 #[derive(Args, Debug)]
 struct ThreadsArg {
@@ -281,6 +299,8 @@ enum Command {
         dir: DirArg,
         #[command(flatten)]
         rules: RulesArg,
+        #[command(flatten)]
+        lang: LangArg,
     },
     /// Draw a position as an SVG diagram (grid, river, palaces, pieces as discs with
     /// Chinese characters, arrows and marked points).
@@ -384,8 +404,22 @@ enum PuzzleCommand {
         tag: Option<String>,
         #[arg(long)]
         collection: Option<String>,
+        /// Only these: clean (solved without help), helped (solved with a hint or the
+        /// solution), failed, untried, or due (for review now).
+        #[arg(long)]
+        progress: Option<String>,
+        /// Only puzzles rated at least this.
+        #[arg(long)]
+        min_rating: Option<i32>,
+        /// Only puzzles rated at most this.
+        #[arg(long)]
+        max_rating: Option<i32>,
+        /// Order: file (the collections' order, the default), rating (easiest first) or
+        /// due (soonest review first).
+        #[arg(long, default_value = "file")]
+        sort: String,
         /// An array of {"id", "title", "collection", "source", "fen", "goal", "moves",
-        /// "line", "tags", "difficulty"}.
+        /// "line", "tags", "difficulty", "rating", "progress", "due"}.
         #[arg(long)]
         json: bool,
         /// A directory of collections (*.toml) instead of the built-in ones.
@@ -402,6 +436,8 @@ enum PuzzleCommand {
         dir: DirArg,
         #[command(flatten)]
         rules: RulesArg,
+        #[command(flatten)]
+        lang: LangArg,
     },
     /// Forget the recorded progress.
     Reset,
@@ -682,29 +718,48 @@ pub fn run() -> Job {
             goal,
             dir: DirArg { dir },
             rules: RulesArg { rules },
-        }) => puzzle::train(puzzle::TrainArgs {
-            material: &material,
-            seed,
-            moves: &moves,
-            side: &side,
-            goal: &goal,
-            dir: &dir,
-            rules,
+            lang,
+        }) => lang.resolve().and_then(|lang| {
+            puzzle::train(puzzle::TrainArgs {
+                lang,
+                material: &material,
+                seed,
+                moves: &moves,
+                side: &side,
+                goal: &goal,
+                dir: &dir,
+                rules,
+            })
         }),
         Some(Command::Puzzle { action }) => match action {
             PuzzleCommand::List {
                 tag,
                 collection,
+                progress,
+                min_rating,
+                max_rating,
+                sort,
                 json,
                 puzzles,
-            } => puzzle::list(&puzzles, &tag, &collection, json),
+            } => puzzle::list(puzzle::ListArgs {
+                dir: &puzzles,
+                tag: &tag,
+                collection: &collection,
+                progress: &progress,
+                ratings: (min_rating, max_rating),
+                sort: &sort,
+                json,
+            }),
             PuzzleCommand::Show { id, puzzles } => puzzle::show(&puzzles, &id),
             PuzzleCommand::Play {
                 id,
                 puzzles,
                 dir: DirArg { dir },
                 rules: RulesArg { rules },
-            } => puzzle::play_cmd(&puzzles, &dir, &id, rules),
+                lang,
+            } => lang
+                .resolve()
+                .and_then(|lang| puzzle::play_cmd(&puzzles, &dir, &id, rules, lang)),
             PuzzleCommand::Reset => puzzle::reset(),
             PuzzleCommand::Import {
                 file,

@@ -6,7 +6,8 @@
 use std::io::{BufRead, IsTerminal};
 
 use canju::Position;
-use canju::puzzle::attempt::{Attempt, AttemptError, Ending, Hint, Outcome, Status};
+use canju::puzzle::attempt::{Attempt, AttemptError, Ending, Outcome, Status};
+use canju::puzzle::words::{self, Lang};
 use canju::puzzle::{Feedback, Judge, Puzzle};
 
 use super::CliError;
@@ -19,26 +20,43 @@ fn draw_board(pos: &Position) {
     );
 }
 
-/// Plays a puzzle from standard input; the outcome counts for the player's progress.
-pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
+/// Plays a puzzle from standard input, speaking `lang`; the outcome counts for the
+/// player's progress.
+pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> {
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
     let player = p.goal.side;
+    let zh = lang == Lang::Zh;
     let mut a = Attempt::new(p, judge);
     draw_board(a.position());
     outln!("{} · {}", p.entry.id, p.entry.title);
-    outln!("goal: {}", p.goal_text());
+    if zh {
+        outln!("目标：{}", p.goal_words(lang));
+    } else {
+        outln!("goal: {}", p.goal_words(lang));
+    }
     if let Some(rules) = judge.rules() {
-        outln!("rules: {}", rules.describe());
+        if zh {
+            outln!("棋规：{}", rules.describe_zh());
+        } else {
+            outln!("rules: {}", rules.describe());
+        }
     }
     let mut lines = stdin.lock().lines();
     loop {
         if interactive {
-            match a.status() {
-                Status::AfterMistake(m) => {
+            match (a.status(), zh) {
+                (Status::AfterMistake(m), true) => {
+                    out!("{m} 是错着（undo 悔棋, solution 答案, board 棋盘, quit 退出）> ")
+                }
+                (Status::AfterMistake(m), false) => {
                     out!("{m} was a mistake (undo, solution, board, quit)> ")
                 }
-                _ => out!(
+                (_, true) => out!(
+                    "{}走（着法, hint 提示, undo 悔棋, solution 答案, board 棋盘, quit 退出）> ",
+                    words::side(lang, player)
+                ),
+                (_, false) => out!(
                     "{} to move (a move, hint, undo, solution, board, quit)> ",
                     player
                 ),
@@ -58,24 +76,15 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
                 continue;
             }
             "hint" => {
-                match a.hint().map_err(puzzle_error)? {
-                    Hint::TakeBackFirst => outln!("hint: take the mistake back first (undo)"),
-                    Hint::Piece {
-                        piece,
-                        file,
-                        square,
-                    } => outln!(
-                        "hint: move the {} on file {file} ({square})",
-                        piece.chinese()
-                    ),
-                    Hint::Move(m) => outln!("hint: {m}"),
-                    Hint::Lost => outln!("hint: no move keeps the goal from here (undo)"),
-                }
+                let h = a.hint().map_err(puzzle_error)?;
+                outln!("{}", words::hint(lang, &h));
                 continue;
             }
             "undo" => {
                 if a.undo() {
                     draw_board(a.position());
+                } else if zh {
+                    outln!("没有可悔的着法");
                 } else {
                     outln!("nothing to take back");
                 }
@@ -83,17 +92,24 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
             }
             "solution" => {
                 let line = a.solution().map_err(puzzle_error)?;
-                if line.is_empty() {
-                    outln!("solution: no move keeps the goal from here (undo)");
-                } else {
-                    outln!("solution: {}", line.join(" "));
+                match (line.is_empty(), zh) {
+                    (true, true) => outln!("答案：此处已无着法能达成目标（undo 悔棋）"),
+                    (true, false) => {
+                        outln!("solution: no move keeps the goal from here (undo)")
+                    }
+                    (false, true) => outln!("答案：{}", line.join(" ")),
+                    (false, false) => outln!("solution: {}", line.join(" ")),
                 }
                 continue;
             }
             _ => {}
         }
         if let Status::AfterMistake(m) = a.status() {
-            outln!("{t}: {m} lost the goal; take it back first (undo)");
+            if zh {
+                outln!("{t}：{m} 已失去目标，请先悔棋（undo）");
+            } else {
+                outln!("{t}: {m} lost the goal; take it back first (undo)");
+            }
             continue;
         }
         let r = match a.play_text(t) {
@@ -103,45 +119,21 @@ pub fn play(p: &Puzzle, judge: &Judge) -> Result<Outcome, CliError> {
                 continue;
             }
             Err(AttemptError::Puzzle(e)) => return Err(puzzle_error(e)),
+            Err(e @ AttemptError::NotPlayersMove) => return Err(CliError::input(e)),
         };
-        let text = &r.text;
-        match r.feedback {
-            Feedback::Best => outln!("{text}: best"),
-            Feedback::Good { slower } => outln!(
-                "{text}: good: still winning, {slower} move{} slower than the best",
-                if slower == 1 { "" } else { "s" }
-            ),
-            Feedback::Mistake => {
-                let why = r
-                    .reason
-                    .map_or(String::new(), |reason| format!(": {reason}"));
-                match &r.refutation {
-                    Some(refutation) => outln!(
-                        "{text}: mistake: the goal is gone{why}; refutation {refutation} (undo to try again)"
-                    ),
-                    None => outln!("{text}: mistake: the goal is gone{why} (undo to try again)"),
-                }
-                continue;
-            }
+        outln!("{}", words::judgement(lang, p.goal, &r));
+        if r.feedback == Feedback::Mistake {
+            continue;
         }
         if let Some(d) = &r.defence {
-            outln!("defence: {d}");
+            outln!("{}", words::reply(lang, p.goal, !player, d));
         }
         match r.ending {
-            Some(Ending::Checkmated(side)) => {
-                draw_board(a.position());
-                outln!("solved: 将死, {side} is checkmated");
-            }
-            Some(Ending::Stalemated(side)) => {
-                draw_board(a.position());
-                outln!(
-                    "solved: 困毙, {side} has no move left (not in check: a stalemate, which loses)"
-                );
-            }
-            Some(Ending::DrawHolds) => outln!("solved: the draw holds"),
-            Some(Ending::DefenceWins(side)) => {
-                draw_board(a.position());
-                outln!("the defence wins: {side} has no move left");
+            Some(end) => {
+                if !matches!(end, Ending::DrawHolds) {
+                    draw_board(a.position());
+                }
+                outln!("{}", words::ending(lang, end));
             }
             // no defence and no end: the judge found no reply
             None if r.defence.is_none() => return Ok(Outcome::Quit),

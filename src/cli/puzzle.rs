@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
-use canju::puzzle::attempt::{AttemptError, Outcome};
+use canju::puzzle::attempt::AttemptError;
 use canju::puzzle::check::check_line;
 use canju::puzzle::import::{ImportError, import_into};
 use canju::puzzle::listing::mark;
+use canju::puzzle::progress::Why;
 use canju::puzzle::train::{MAX_TRAIN_MOVES, TrainRequest, training_puzzle};
+use canju::puzzle::words::Lang;
 use canju::puzzle::{self, Judge, Puzzle};
 use canju::tablebase::{Rules, Tablebase};
 
@@ -224,56 +226,118 @@ fn find<'a>(all: &'a [Puzzle], id: &str) -> Result<&'a Puzzle, CliError> {
     })
 }
 
-pub fn list(
-    dir: &Option<PathBuf>,
-    tag: &Option<String>,
-    collection: &Option<String>,
-    json: bool,
-) -> CliResult {
-    let all = collections(dir)?;
-    let chosen: Vec<&Puzzle> = all
-        .iter()
-        .filter(|p| tag.as_ref().is_none_or(|t| p.entry.tags.contains(t)))
-        .filter(|p| collection.as_ref().is_none_or(|c| &p.collection == c))
-        .collect();
+pub struct ListArgs<'a> {
+    pub dir: &'a Option<PathBuf>,
+    pub tag: &'a Option<String>,
+    pub collection: &'a Option<String>,
+    pub progress: &'a Option<String>,
+    pub ratings: (Option<i32>, Option<i32>),
+    pub sort: &'a str,
+    pub json: bool,
+}
+
+/// A puzzle's line in a list: its progress now.
+struct Row<'p> {
+    puzzle: &'p Puzzle,
+    rating: i32,
+    mark: Option<&'static str>,
+    due: Option<u64>,
+}
+
+/// `canju puzzle list`: the puzzles with their ratings and progress, filtered and sorted.
+pub fn list(a: ListArgs) -> CliResult {
+    let all = collections(a.dir)?;
     let (_, progress) = progress()?;
-    if json {
-        // each puzzle as the server lists it, with its recorded progress
-        let out: Vec<serde_json::Value> = chosen
+    let now = puzzle::progress::now();
+    let wanted = match a.progress.as_deref() {
+        None => None,
+        Some(w @ ("clean" | "helped" | "failed" | "untried" | "due")) => Some(w),
+        Some(w) => {
+            return Err(CliError::input(format!(
+                "--progress {w}: clean, helped, failed, untried or due"
+            )));
+        }
+    };
+    let mut rows: Vec<Row> = all
+        .iter()
+        .filter(|p| a.tag.as_ref().is_none_or(|t| p.entry.tags.contains(t)))
+        .filter(|p| a.collection.as_ref().is_none_or(|c| &p.collection == c))
+        .map(|p| {
+            let r = progress.get(&p.entry.id);
+            Row {
+                puzzle: p,
+                rating: progress.puzzle_rating(p).shown(),
+                mark: mark(r),
+                due: r.and_then(|r| r.due()),
+            }
+        })
+        .filter(|r| match wanted {
+            None => true,
+            Some("untried") => r.mark.is_none(),
+            Some("due") => r.due.is_some_and(|d| d <= now),
+            Some(w) => r.mark == Some(w),
+        })
+        .filter(|r| a.ratings.0.is_none_or(|lo| r.rating >= lo))
+        .filter(|r| a.ratings.1.is_none_or(|hi| r.rating <= hi))
+        .collect();
+    match a.sort {
+        "file" => {}
+        "rating" => rows.sort_by_key(|r| r.rating),
+        "due" => rows.sort_by_key(|r| r.due.unwrap_or(u64::MAX)),
+        s => {
+            return Err(CliError::input(format!("--sort {s}: file, rating or due")));
+        }
+    }
+    if a.json {
+        // each puzzle as the server lists it, with its rating and recorded progress
+        let out: Vec<serde_json::Value> = rows
             .iter()
-            .map(|p| {
-                let mut j = serde_json::to_value(p.summary()).map_err(CliError::input)?;
-                j["progress"] = serde_json::json!(mark(progress.get(&p.entry.id)));
+            .map(|r| {
+                let mut j = serde_json::to_value(r.puzzle.summary()).map_err(CliError::input)?;
+                j["rating"] = serde_json::json!(r.rating);
+                j["progress"] = serde_json::json!(r.mark);
+                j["due"] = serde_json::json!(r.due);
                 Ok(j)
             })
             .collect::<Result<_, CliError>>()?;
         super::print_json(&out)?;
         return Ok(());
     }
-    for p in &chosen {
-        let mark = mark(progress.get(&p.entry.id)).unwrap_or("-");
-        let stip = p.entry.moves.map_or(String::new(), |n| format!(" in {n}"));
+    for r in &rows {
+        let p = r.puzzle;
+        let due = match r.due {
+            Some(d) if d <= now => "  (due)",
+            _ => "",
+        };
+        let stip = p.entry.moves.map_or(String::new(), |n| format!(" 限{n}步"));
         outln!(
-            "{:<12} {:<6} {}{stip}  {}  ★{}  {}",
+            "{:<16} {:<7} {:>4}  {}{stip}  {}  {}{due}",
             p.entry.id,
-            mark,
+            r.mark.unwrap_or("-"),
+            r.rating,
             p.goal,
             p.entry.title,
-            p.entry.difficulty,
             p.entry.tags.join(" ")
         );
     }
-    if chosen.is_empty() {
+    if rows.is_empty() {
         outln!("no puzzle matches");
     }
-    let solved = chosen
+    let count = |m: &str| rows.iter().filter(|r| r.mark == Some(m)).count();
+    let due = rows
         .iter()
-        .filter(|p| progress.get(&p.entry.id).is_some_and(|r| r.solved))
+        .filter(|r| r.due.is_some_and(|d| d <= now))
         .count();
+    let me = progress.player_rating();
     outln!(
-        "{} puzzle{}, {solved} solved; streak {}",
-        chosen.len(),
-        if chosen.len() == 1 { "" } else { "s" },
+        "{} puzzle{}: {} solved clean, {} with help, {} failed, {due} due for review; your rating {} (±{}); streak {}",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        count("clean"),
+        count("helped"),
+        count("failed"),
+        me.shown(),
+        me.deviation.round() as i32,
         progress.streak
     );
     Ok(())
@@ -314,6 +378,7 @@ pub fn check(
     ensure_tables(p, &tb)?;
     let j = check_line(p, &Judge::for_puzzle(Some(&tb), p), moves).map_err(|e| match e {
         AttemptError::Move(m) => CliError::input(m),
+        e @ AttemptError::NotPlayersMove => CliError::input(e),
         AttemptError::Puzzle(e) => puzzle_error(e),
     })?;
     if json {
@@ -393,39 +458,83 @@ fn ensure_tables(p: &Puzzle, tb: &Tablebase) -> Result<(), CliError> {
     generate_quietly(m, tb, None).map(|_| ())
 }
 
-/// `canju puzzle play [ID]`: the puzzle, or the next one to do (failed ones first, then
-/// unsolved), played from standard input; the attempt is recorded.
+/// `canju puzzle play [ID]`: the puzzle, or the next one to do (a review that is due,
+/// else the untried puzzle rated nearest the player), played from standard input; the
+/// attempt is recorded, with both ratings.
 pub fn play_cmd(
     dir: &Option<PathBuf>,
     tables: &Option<PathBuf>,
     id: &Option<String>,
     rules: Rules,
+    lang: Lang,
 ) -> CliResult {
     let all = collections(dir)?;
     let (path, progress) = progress()?;
+    let zh = lang == Lang::Zh;
     let p = match id {
         Some(id) => find(&all, id)?,
-        None => progress.next(&all).ok_or_else(|| {
-            CliError::input("every puzzle is solved (`canju puzzle reset` starts over)")
-        })?,
+        None => match progress.next(&all, puzzle::progress::now()) {
+            Some((p, why)) => {
+                let rating = progress.puzzle_rating(p).shown();
+                match (why, zh) {
+                    (Why::Due, true) => outln!("复习（上次失败或得到提示）：等级分 {rating}"),
+                    (Why::Due, false) => {
+                        outln!("review (failed or helped before): rated {rating}")
+                    }
+                    (Why::New, true) => outln!(
+                        "新题：等级分 {rating}（你的等级分 {}）",
+                        progress.player_rating().shown()
+                    ),
+                    (Why::New, false) => outln!(
+                        "new puzzle: rated {rating} (you: {})",
+                        progress.player_rating().shown()
+                    ),
+                }
+                p
+            }
+            None => {
+                let when = progress.next_review().map_or(String::new(), |t| {
+                    let wait = t.saturating_sub(puzzle::progress::now());
+                    format!(
+                        "; the next review is due {}",
+                        puzzle::words::wait(Lang::En, wait)
+                    )
+                });
+                return Err(CliError::input(format!(
+                    "every puzzle has been tried and none is due{when} (`canju puzzle play ID` plays one again, `canju puzzle reset` starts over)"
+                )));
+            }
+        },
     };
     let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     ensure_tables(p, &tb)?;
     let judge = Judge::for_puzzle(Some(&tb), p);
-    let outcome = super::play::play(p, &judge)?;
-    if outcome != Outcome::Quit {
-        let solved = outcome == Outcome::Solved;
-        if let Some(path) = path {
-            // re-read under the lock: another terminal or the page may have recorded since
-            let (_, warning) = puzzle::progress::update(&path, |pr| pr.record(&p.entry.id, solved))
-                .map_err(|e| CliError {
-                    code: 1,
-                    message: e.to_string(),
-                })?;
-            if let Some(w) = warning {
-                errln!("canju: warning: {w}");
-            }
+    let outcome = super::play::play(p, &judge, lang)?;
+    if let (Some(finish), Some(path)) = (outcome.finish(), path) {
+        // re-read under the lock: another terminal or the page may have recorded since
+        let now = puzzle::progress::now();
+        let (after, warning) = puzzle::progress::update(&path, |pr| pr.record(p, finish, now))
+            .map_err(|e| CliError {
+                code: 1,
+                message: e.to_string(),
+            })?;
+        if let Some(w) = warning {
+            errln!("canju: warning: {w}");
         }
+        let review = after
+            .get(&p.entry.id)
+            .and_then(|r| r.review)
+            .map(|r| r.due.saturating_sub(now));
+        outln!(
+            "{}",
+            puzzle::words::recorded(
+                lang,
+                finish,
+                after.player_rating().shown(),
+                after.puzzle_rating(p).shown(),
+                review
+            )
+        );
     }
     Ok(())
 }
@@ -454,6 +563,7 @@ pub fn reset() -> CliResult {
 }
 
 pub struct TrainArgs<'a> {
+    pub lang: Lang,
     pub material: &'a str,
     pub seed: Option<u64>,
     pub moves: &'a Option<String>,
@@ -529,7 +639,7 @@ pub fn train(a: TrainArgs) -> CliResult {
         )));
     };
     outln!("seed {seed} (--seed {seed} plays this position again)");
-    super::play::play(&p, &Judge::new(Some(&tb)))?;
+    super::play::play(&p, &Judge::new(Some(&tb)), a.lang)?;
     Ok(())
 }
 

@@ -346,7 +346,7 @@ pub fn print_text(r: &Report) {
     outln!("         {}", r.verdict.en);
     outln!();
     outln!("definitions:");
-    for d in theory::DEFINITIONS {
+    for d in r.definitions() {
         outln!("  - {d}");
     }
 }

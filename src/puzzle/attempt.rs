@@ -32,12 +32,27 @@ pub enum Status {
 /// How an attempt that has ended (or was left) counts for the player's progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// Solved without a mistake on the way.
+    /// Solved without a mistake, a hint or the solution on the way.
     Solved,
-    /// A mistake was made (and not taken back before the end), or the defence won.
+    /// Solved without a mistake, after a hint or the solution was shown.
+    Helped,
+    /// A mistake was made (even if taken back), or the defence won.
     Failed,
     /// Left before the end without a mistake.
     Quit,
+}
+
+impl Outcome {
+    /// What the progress file records, or `None` for an attempt left without a mistake.
+    pub fn finish(self) -> Option<super::progress::Finish> {
+        use super::progress::Finish;
+        match self {
+            Outcome::Solved => Some(Finish::Clean),
+            Outcome::Helped => Some(Finish::Helped),
+            Outcome::Failed => Some(Finish::Failed),
+            Outcome::Quit => None,
+        }
+    }
 }
 
 /// How a solved attempt was solved.
@@ -53,6 +68,18 @@ pub enum Ending {
     DefenceWins(Color),
 }
 
+impl Ending {
+    /// `checkmate`, `stalemate`, `draw-held` or `defence-won`, as JSON names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::Checkmated(_) => "checkmate",
+            Ending::Stalemated(_) => "stalemate",
+            Ending::DrawHolds => "draw-held",
+            Ending::DefenceWins(_) => "defence-won",
+        }
+    }
+}
+
 /// What one of the player's moves brought.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Played {
@@ -60,8 +87,11 @@ pub struct Played {
     pub text: String,
     /// Its judgement by perfect play.
     pub feedback: Feedback,
-    /// For a mistake: why it lost the goal, when the perpetual-check rule is the reason.
-    pub reason: Option<&'static str>,
+    /// How the position stands for the player after the move.
+    pub now: super::Outlook,
+    /// For a mistake: why it lost the goal, when a rule (perpetual check, 连将杀's checks)
+    /// is the reason.
+    pub reason: Option<super::Reason>,
     /// For a mistake: the defender's refutation (Chinese notation), when there is one.
     pub refutation: Option<String>,
     /// canju's defence that followed (Chinese notation), when the attempt goes on.
@@ -100,6 +130,8 @@ pub struct Attempt<'p, 'j> {
     pos: Position,
     left: u32,
     hints: u32,
+    /// A hint that named a piece or a move, or the solution, was shown.
+    helped: bool,
     mistaken: bool,
     wrong: Option<String>,
     played: u32,
@@ -129,6 +161,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
             pos: puzzle.position.clone(),
             left: puzzle.budget(),
             hints: 0,
+            helped: false,
             mistaken: false,
             wrong: None,
             played: 0,
@@ -149,6 +182,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
     /// How the attempt counts if it ends (or is left) now.
     pub fn outcome(&self) -> Outcome {
         match self.status {
+            Status::Solved { clean: true } if self.helped => Outcome::Helped,
             Status::Solved { clean: true } => Outcome::Solved,
             Status::Solved { clean: false } | Status::Failed => Outcome::Failed,
             _ if self.mistaken => Outcome::Failed,
@@ -166,7 +200,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
     /// Plays the player's (legal) move; canju answers with its defence.
     pub fn play(&mut self, m: Move) -> Result<Played, PuzzleError> {
         let (judge, goal, player) = (self.judge, self.puzzle.goal, self.puzzle.goal.side);
-        let f = judge.judge(&self.pos, m, goal, self.left)?;
+        let super::Judgement { feedback: f, now } = judge.assess(&self.pos, m, goal, self.left)?;
         self.history.push((self.pos.clone(), self.left));
         let text = chinese(&self.pos, m);
         self.pos.play_unchecked(m);
@@ -176,6 +210,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
         let mut out = Played {
             text: text.clone(),
             feedback: f,
+            now,
             reason: None,
             refutation: None,
             defence: None,
@@ -255,6 +290,9 @@ impl<'p, 'j> Attempt<'p, 'j> {
         let best = self
             .judge
             .best_move(&self.pos, self.puzzle.goal, self.left)?;
+        if best.is_some() {
+            self.helped = true;
+        }
         Ok(match best {
             Some(m) if self.hints == 0 => {
                 self.hints += 1;
@@ -274,8 +312,9 @@ impl<'p, 'j> Attempt<'p, 'j> {
     }
 
     /// The main line from here (after a mistake, from the position before it), in Chinese
-    /// notation; empty when no move keeps the goal.
-    pub fn solution(&self) -> Result<Vec<String>, PuzzleError> {
+    /// notation; empty when no move keeps the goal. Once shown, a solve counts as helped.
+    pub fn solution(&mut self) -> Result<Vec<String>, PuzzleError> {
+        self.helped = true;
         let (pos, left, played) = match (&self.wrong, self.history.last()) {
             (Some(_), Some((before, budget))) => (before, *budget, self.played.saturating_sub(1)),
             _ => (&self.pos, self.left, self.played),
@@ -308,13 +347,16 @@ pub enum AttemptError {
     /// Judging the move failed.
     #[error(transparent)]
     Puzzle(PuzzleError),
+    /// A hint or the solution was asked for with the defender to move.
+    #[error("it is the defender's move: a hint or the solution is for the player's")]
+    NotPlayersMove,
 }
 
 impl crate::tablebase::HasRemedy for AttemptError {
     fn remedy(&self) -> Option<crate::tablebase::Remedy> {
         match self {
             AttemptError::Puzzle(p) => p.remedy(),
-            AttemptError::Move(_) => None,
+            AttemptError::Move(_) | AttemptError::NotPlayersMove => None,
         }
     }
 }

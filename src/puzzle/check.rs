@@ -8,8 +8,28 @@ use crate::game::moves::Move;
 use crate::game::position::Position;
 use crate::notation::{self, Notation, Style};
 
-use super::attempt::AttemptError;
+use super::attempt::{AttemptError, Ending, Hint, Played, file_word};
+use super::words::{self, Lang};
 use super::{Feedback, Judge, Puzzle};
+
+/// A text in both of the trainer's languages, for a page that switches between them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Said {
+    /// 中文.
+    pub zh: String,
+    /// English.
+    pub en: String,
+}
+
+impl Said {
+    /// The text `say` gives in each language.
+    pub fn both(say: impl Fn(Lang) -> String) -> Said {
+        Said {
+            zh: say(Lang::Zh),
+            en: say(Lang::En),
+        }
+    }
+}
 
 /// One move of a checked line.
 #[derive(Clone, Debug, Serialize)]
@@ -26,11 +46,26 @@ pub struct CheckedMove {
     pub by: &'static str,
     /// `best`, `good` or `mistake`.
     pub feedback: &'static str,
-    /// Why a mistake lost the goal, when the perpetual-check rule is the reason.
+    /// Why a mistake lost the goal, when a rule is the reason (English).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
+    /// The same reason in Chinese.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason_zh: Option<&'static str>,
+    /// For the player's move: how the position stands for the player after it (`win`,
+    /// `draw`, `loss`, `rule-win`, `rule-loss`, or `no-win` beyond the tables within the
+    /// plies left).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<&'static str>,
+    /// With `now`: the plies to mate of a `win` or `loss` (to the rule's end of a rule
+    /// result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now_plies: Option<u32>,
     /// Plies of the puzzle's budget left before the move.
     pub plies_left: u32,
+    /// The judgement in a player's words (the player's moves), or the reply labelled by
+    /// its role (the defender's): what the terminal trainer prints for it.
+    pub said: Said,
 }
 
 /// A puzzle's line judged against perfect play.
@@ -46,6 +81,11 @@ pub struct LineCheck {
     pub moves: Vec<CheckedMove>,
     /// After a mistake: the defender's refutation (Chinese notation), when there is one.
     pub refutation: Option<String>,
+    /// How the game ended, if it did: `checkmate` (将死) or `stalemate` (困毙) of the
+    /// defender, `draw-held`, or `defence-won`.
+    pub ending: Option<&'static str>,
+    /// The ending in a player's words.
+    pub ending_said: Option<Said>,
     /// A move of the player lost the goal (the line stops there).
     #[serde(skip)]
     pub failed: bool,
@@ -74,7 +114,8 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
     while let Some(t) = given.next() {
         // the player's move
         let m = notation::parse_move(&pos, t).map_err(AttemptError::Move)?;
-        let f = judge.judge(&pos, m, p.goal, left).map_err(fail)?;
+        let super::Judgement { feedback: f, now } =
+            judge.assess(&pos, m, p.goal, left).map_err(fail)?;
         let mut child = pos.clone();
         child.play_unchecked(m);
         let reason = if f == Feedback::Mistake {
@@ -93,13 +134,50 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             },
             by: "player",
             feedback: f.name(),
-            reason,
+            reason: reason.map(|r| r.en),
+            reason_zh: reason.map(|r| r.zh),
+            now: Some(now.name()),
+            now_plies: now.plies(),
             plies_left: left,
+            said: Said::both(|lang| {
+                words::judgement(
+                    lang,
+                    p.goal,
+                    &Played {
+                        text: text(&pos, m),
+                        feedback: f,
+                        now,
+                        reason,
+                        refutation: None,
+                        defence: None,
+                        ending: None,
+                    },
+                )
+            }),
         });
         pos.play_unchecked(m);
         left = left.saturating_sub(1);
         if f == Feedback::Mistake {
             if let Some(r) = judge.refutation(&pos, player, left).map_err(fail)? {
+                // the judgement names the refutation, as the terminal's does
+                let named = text(&pos, r);
+                if let Some(last) = out.last_mut() {
+                    last.said = Said::both(|lang| {
+                        words::judgement(
+                            lang,
+                            p.goal,
+                            &Played {
+                                text: last.mv.clone(),
+                                feedback: f,
+                                now,
+                                reason,
+                                refutation: Some(named.clone()),
+                                defence: None,
+                                ending: None,
+                            },
+                        )
+                    });
+                }
                 refutation = Some((pos.clone(), r));
             }
             failed = true;
@@ -122,13 +200,18 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             }
         };
         let best = judge.defence(&pos, player, left).map_err(fail)?;
+        let named = text(&pos, d);
         out.push(CheckedMove {
-            mv: text(&pos, d),
+            said: Said::both(|lang| words::reply(lang, p.goal, !player, &named)),
+            mv: named.clone(),
             iccs: d.to_string(),
             slower: None,
             by: "defender",
             feedback: if Some(d) == best { "best" } else { "good" },
             reason: None,
+            reason_zh: None,
+            now: None,
+            now_plies: None,
             plies_left: left,
         });
         pos.play_unchecked(d);
@@ -141,12 +224,131 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             // every ply played, the player's and the defence's, against the draw's length
             out.len() as u32 >= p.draw_plies()
         };
+    let no_move = pos.legal_moves().is_empty();
+    let ending = match () {
+        _ if failed => None,
+        _ if no_move && pos.turn() == player => Some(Ending::DefenceWins(player)),
+        _ if solved && no_move && pos.is_check() => Some(Ending::Checkmated(pos.turn())),
+        _ if solved && no_move => Some(Ending::Stalemated(pos.turn())),
+        _ if solved => Some(Ending::DrawHolds),
+        _ => None,
+    };
     Ok(LineCheck {
         id: p.entry.id.clone(),
         rules: judge.rules().map_or("none", |r| r.name()),
         solved,
         moves: out,
         refutation: refutation.as_ref().map(|(pos, m)| text(pos, *m)),
+        ending: ending.map(Ending::name),
+        ending_said: ending.map(|e| Said::both(|lang| words::ending(lang, e))),
         failed,
     })
+}
+
+/// The position after a line of a puzzle (both sides' moves, any notation), with the plies
+/// of the budget left and the player's moves played.
+fn after_line(p: &Puzzle, moves: &[String]) -> Result<(Position, u32, u32), AttemptError> {
+    let mut pos = p.position.clone();
+    for t in moves {
+        let m = notation::parse_move(&pos, t).map_err(AttemptError::Move)?;
+        pos.play_unchecked(m);
+    }
+    let played = moves.len() as u32;
+    Ok((pos, p.budget().saturating_sub(played), played))
+}
+
+/// A hint for the player after a line: the piece to move first, then the move, each in
+/// both languages (the terminal gives the first at the first `hint`, the second at the
+/// next).
+#[derive(Clone, Debug, Serialize)]
+pub struct LineHint {
+    /// The best move in ICCS coordinates, or none when no move keeps the goal.
+    pub iccs: Option<String>,
+    /// The best move in Chinese notation.
+    pub chinese: Option<String>,
+    /// The point of the piece to move.
+    pub from: Option<String>,
+    /// "move the horse on file 七": the first hint.
+    pub piece: Said,
+    /// "the best move is 马七进六": the second.
+    #[serde(rename = "move")]
+    pub mv: Said,
+}
+
+/// The player's best move after `moves` (the line so far, both sides), as a two-step hint.
+pub fn hint_after(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineHint, AttemptError> {
+    let (pos, left, _) = after_line(p, moves)?;
+    if pos.turn() != p.goal.side {
+        return Err(AttemptError::NotPlayersMove);
+    }
+    let best = judge
+        .best_move(&pos, p.goal, left)
+        .map_err(AttemptError::Puzzle)?;
+    let Some(m) = best else {
+        let lost = Said::both(|lang| words::hint(lang, &Hint::Lost));
+        return Ok(LineHint {
+            iccs: None,
+            chinese: None,
+            from: None,
+            piece: lost.clone(),
+            mv: lost,
+        });
+    };
+    let piece = pos.piece_at(m.from()).expect("a piece on the move's point");
+    let named = notation::format_move(&pos, m, Notation::Chinese, Style::default());
+    let first = Hint::Piece {
+        piece,
+        file: file_word(piece.color, m.from()),
+        square: m.from(),
+    };
+    let second = Hint::Move(named.clone());
+    Ok(LineHint {
+        iccs: Some(m.to_string()),
+        chinese: Some(named),
+        from: Some(m.from().to_string()),
+        piece: Said::both(|lang| words::hint(lang, &first)),
+        mv: Said::both(|lang| words::hint(lang, &second)),
+    })
+}
+
+/// One move of a solution.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolutionMove {
+    /// ICCS coordinates.
+    pub iccs: String,
+    /// Chinese notation.
+    pub chinese: String,
+}
+
+/// The main line from after `moves` (the player's best moves, the defender's longest
+/// resistance), as `solution` in the terminal gives it; empty when no move keeps the goal.
+pub fn solution_after(
+    p: &Puzzle,
+    judge: &Judge,
+    moves: &[String],
+) -> Result<Vec<SolutionMove>, AttemptError> {
+    let (pos, left, played) = after_line(p, moves)?;
+    if pos.turn() != p.goal.side {
+        return Err(AttemptError::NotPlayersMove);
+    }
+    let length = if p.goal.win {
+        left
+    } else {
+        p.draw_plies().saturating_sub(played).max(2)
+    };
+    let line = judge
+        .main_line(&pos, p.goal, left, length)
+        .map_err(AttemptError::Puzzle)?;
+    let mut q = pos;
+    Ok(line
+        .into_iter()
+        .map(|m| {
+            let chinese = notation::format_move(&q, m, Notation::Chinese, Style::default());
+            q.play_unchecked(m);
+            SolutionMove {
+                iccs: m.to_string(),
+                chinese,
+            }
+        })
+        .collect())
 }

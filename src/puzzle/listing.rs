@@ -41,8 +41,10 @@ pub struct Details<'a> {
     /// The list's entry.
     #[serde(flatten)]
     pub summary: Summary<'a>,
-    /// The goal in words, with the stipulation.
+    /// The goal in English words, with the stipulation.
     pub goal_text: String,
+    /// The goal in Chinese words.
+    pub goal_zh: String,
     /// `red` or `black`.
     pub side_to_move: &'static str,
     /// The main line in Chinese notation.
@@ -78,17 +80,16 @@ impl Puzzle {
         Details {
             summary: self.summary(),
             goal_text: self.goal_text(),
+            goal_zh: self.goal_words(super::words::Lang::Zh),
             side_to_move: self.position.turn().name(),
             line_chinese: line,
         }
     }
 }
 
-/// A puzzle's recorded result: `solved`, `failed` or none.
+/// A puzzle's recorded result, its last attempt's: `clean`, `helped`, `failed`, or none
+/// when it was never tried.
 pub fn mark(r: Option<&Record>) -> Option<&'static str> {
-    match r {
-        Some(r) if r.solved => Some("solved"),
-        Some(r) if r.failed > 0 => Some("failed"),
-        _ => None,
-    }
+    r.and_then(Record::last_finish)
+        .map(super::progress::Finish::name)
 }

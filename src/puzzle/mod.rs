@@ -13,7 +13,9 @@ pub mod import;
 pub mod listing;
 pub mod progress;
 pub mod proof;
+pub mod rating;
 pub mod train;
+pub mod words;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -155,22 +157,20 @@ impl Puzzle {
         (self.line.len() as u32).max(2)
     }
 
-    /// The goal as a player reads it: "红先胜 within 3 moves", "红先胜 within 20 moves,
-    /// checking with every move (连将杀)".
+    /// The goal in English: "red to move and win within 3 moves, checking with every move".
     pub fn goal_text(&self) -> String {
-        let checks = if self.entry.checks {
-            ", checking with every move (连将杀)"
-        } else {
-            ""
-        };
-        match self.entry.moves {
-            Some(n) => format!(
-                "{} within {n} move{}{checks}",
-                self.goal,
-                if n == 1 { "" } else { "s" }
-            ),
-            None => self.goal.to_string(),
-        }
+        self.goal_words(words::Lang::En)
+    }
+
+    /// The goal as a player reads it, in `lang`: "红先胜（限3步，每步将军（连将杀））".
+    pub fn goal_words(&self, lang: words::Lang) -> String {
+        words::goal(
+            lang,
+            self.goal,
+            self.entry.moves,
+            self.entry.checks,
+            self.entry.mate,
+        )
     }
 
     /// The table this puzzle needs built before it is judged, when it is missing from
@@ -546,12 +546,63 @@ pub enum Outlook {
     NoWin,
 }
 
+impl Outlook {
+    /// `win`, `draw`, `loss`, `rule-win`, `rule-loss` or `no-win`, as JSON names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outlook::Win(_) => "win",
+            Outlook::Draw => "draw",
+            Outlook::Loss(_) => "loss",
+            Outlook::RuleWin(_) => "rule-win",
+            Outlook::RuleLoss(_) => "rule-loss",
+            Outlook::NoWin => "no-win",
+        }
+    }
+
+    /// The plies it counts, if any.
+    pub fn plies(self) -> Option<u32> {
+        match self {
+            Outlook::Win(n) | Outlook::Loss(n) | Outlook::RuleWin(n) | Outlook::RuleLoss(n) => {
+                Some(n)
+            }
+            Outlook::Draw | Outlook::NoWin => None,
+        }
+    }
+}
+
+/// A reason in both languages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reason {
+    /// 中文.
+    pub zh: &'static str,
+    /// English.
+    pub en: &'static str,
+}
+
+impl Reason {
+    /// The reason in `lang`.
+    pub fn text(self, lang: words::Lang) -> &'static str {
+        match lang {
+            words::Lang::Zh => self.zh,
+            words::Lang::En => self.en,
+        }
+    }
+}
+
+/// The verdict on one move, with where it leaves the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    /// The verdict.
+    pub feedback: Feedback,
+    /// How the position stands for the player after the move (within the budget left).
+    pub now: Outlook,
+}
+
 /// The verdict on one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feedback {
     /// As good as any move.
     Best,
-    /// Keeps the win, this many moves slower than the best.
     /// Keeps the win, this many moves slower than the best.
     Good {
         /// Moves slower than the best.
@@ -702,15 +753,30 @@ impl<'a> Judge<'a> {
         goal: Goal,
         budget: u32,
     ) -> Result<Feedback, PuzzleError> {
+        Ok(self.assess(pos, m, goal, budget)?.feedback)
+    }
+
+    /// Judges the player's move `m` in `pos` (the player to move) against the goal, with
+    /// how the position stands for the player after it.
+    pub fn assess(
+        &self,
+        pos: &Position,
+        m: Move,
+        goal: Goal,
+        budget: u32,
+    ) -> Result<Judgement, PuzzleError> {
         let player = pos.turn();
         let mut child = pos.clone();
         child.play_unchecked(m);
         if self.gave_no_check(&child) {
-            return Ok(Feedback::Mistake);
+            return Ok(Judgement {
+                feedback: Feedback::Mistake,
+                now: Outlook::NoWin,
+            });
         }
         let before = self.outlook(pos, player, budget)?;
         let after = self.outlook(&child, player, budget.saturating_sub(1))?;
-        Ok(match (goal.win, before, after) {
+        let feedback = match (goal.win, before, after) {
             (true, Outlook::Win(best), Outlook::Win(k)) => {
                 if k < best {
                     Feedback::Best
@@ -724,6 +790,10 @@ impl<'a> Judge<'a> {
             (true, _, _) => Feedback::Mistake,
             (false, _, Outlook::Win(_) | Outlook::Draw | Outlook::RuleWin(_)) => Feedback::Best,
             (false, _, _) => Feedback::Mistake,
+        };
+        Ok(Judgement {
+            feedback,
+            now: after,
         })
     }
 
@@ -735,17 +805,22 @@ impl<'a> Judge<'a> {
         child: &Position,
         goal: Goal,
         budget: u32,
-    ) -> Result<Option<&'static str>, PuzzleError> {
+    ) -> Result<Option<Reason>, PuzzleError> {
         if self.gave_no_check(child) {
-            return Ok(Some("it gives no check, and in 连将杀 every move must"));
+            return Ok(Some(Reason {
+                zh: "没有将军，而连将杀每步都须将军",
+                en: "it gives no check, and in 连将杀 every move must",
+            }));
         }
         Ok(match self.outlook(child, goal.side, budget)? {
-            Outlook::RuleLoss(_) => Some(
-                "it loses by the perpetual-check rule (长将作负): only checking forever would hold",
-            ),
-            Outlook::RuleWin(_) if goal.win => {
-                Some("it still wins by the perpetual-check rule, but the forced mate is gone")
-            }
+            Outlook::RuleLoss(_) => Some(Reason {
+                zh: "长将作负：只有长将才能守住",
+                en: "it loses by the perpetual-check rule (长将作负): only checking forever would hold",
+            }),
+            Outlook::RuleWin(_) if goal.win => Some(Reason {
+                zh: "仍可凭长将作负取胜，但已无杀法",
+                en: "it still wins by the perpetual-check rule, but the forced mate is gone",
+            }),
             _ => None,
         })
     }

@@ -5,48 +5,215 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::rating::{self, Rating};
+
+/// How an attempt ended, as progress records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Finish {
+    /// Solved with no mistake, no hint and no solution shown.
+    Clean,
+    /// Solved with no mistake, after a hint or the solution was shown.
+    Helped,
+    /// A mistake (even one taken back), or the defence won.
+    Failed,
+}
+
+impl Finish {
+    /// `clean`, `helped` or `failed`, as lists and JSON show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Finish::Clean => "clean",
+            Finish::Helped => "helped",
+            Finish::Failed => "failed",
+        }
+    }
+
+    /// From its name.
+    pub fn from_name(s: &str) -> Option<Finish> {
+        [Finish::Clean, Finish::Helped, Finish::Failed]
+            .into_iter()
+            .find(|f| f.name() == s)
+    }
+}
+
+/// The waits of spaced repetition, in seconds: a puzzle failed or solved with help comes
+/// back after 10 minutes, then (each time it is solved clean) after 1, 3, 7 and 21 days;
+/// solved clean after the last wait, it is learned and leaves the review.
+pub const REVIEW_WAITS: [u64; 5] = [600, 86_400, 3 * 86_400, 7 * 86_400, 21 * 86_400];
+
+/// A puzzle under review: when it is due, and how far along the waits it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Review {
+    /// The index in [`REVIEW_WAITS`] of the wait now running.
+    pub step: u8,
+    /// When it is due, in seconds since 1970.
+    pub due: u64,
+}
+
 /// One puzzle's record.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Record {
-    /// Solved at least once.
+    /// Solved at least once (clean or with help).
     pub solved: bool,
+    /// Attempts solved clean.
+    #[serde(default)]
+    pub clean: u32,
+    /// Attempts solved with help.
+    #[serde(default)]
+    pub helped: u32,
     /// Attempts that ended in a mistake.
     pub failed: u32,
     /// Attempts recorded.
     pub attempts: u32,
+    /// How the last attempt ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<Finish>,
+    /// The puzzle's rating once it has been played (before, its seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<Rating>,
+    /// When it comes back, if it is under review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
+}
+
+impl Record {
+    /// How the last attempt ended; for a record written before canju told help apart,
+    /// solved counts as clean.
+    pub fn last_finish(&self) -> Option<Finish> {
+        self.last.or(if self.solved {
+            Some(Finish::Clean)
+        } else if self.failed > 0 {
+            Some(Finish::Failed)
+        } else {
+            None
+        })
+    }
+
+    /// When it is due for review: its review's time; a failed and never solved record
+    /// from before the review existed is due at once.
+    pub fn due(&self) -> Option<u64> {
+        match self.review {
+            Some(r) => Some(r.due),
+            None if self.last.is_none() && self.failed > 0 && !self.solved => Some(0),
+            None => None,
+        }
+    }
 }
 
 /// Everything recorded.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     /// Each puzzle's record, by id.
     pub puzzles: BTreeMap<String, Record>,
-    /// Puzzles solved in a row.
+    /// Puzzles solved clean in a row.
     pub streak: u32,
+    /// The player's rating.
+    #[serde(default)]
+    pub player: Rating,
+}
+
+/// Why a puzzle is served next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// It failed (or needed help) before, and its wait is over.
+    Due,
+    /// Never tried; the untried puzzle whose rating is nearest the player's.
+    New,
+}
+
+/// The time now, in seconds since 1970.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 impl Progress {
-    /// Records an attempt at a puzzle.
-    pub fn record(&mut self, id: &str, solved: bool) {
-        let r = self.puzzles.entry(id.to_string()).or_default();
+    /// Records an attempt at `puzzle` that ended at `now` (seconds since 1970): its counts,
+    /// both ratings (a clean solve is the player's win, anything else the puzzle's), and
+    /// its place in the review.
+    pub fn record(&mut self, puzzle: &super::Puzzle, finish: Finish, now: u64) {
+        let player = self.player_rating();
+        let seeded = self.puzzle_rating(puzzle);
+        let r = self.puzzles.entry(puzzle.entry.id.clone()).or_default();
         r.attempts = r.attempts.saturating_add(1);
-        if solved {
-            r.solved = true;
-            self.streak = self.streak.saturating_add(1);
-        } else {
-            r.failed = r.failed.saturating_add(1);
-            self.streak = 0;
+        r.last = Some(finish);
+        match finish {
+            Finish::Clean => r.clean = r.clean.saturating_add(1),
+            Finish::Helped => r.helped = r.helped.saturating_add(1),
+            Finish::Failed => r.failed = r.failed.saturating_add(1),
         }
+        if finish != Finish::Failed {
+            r.solved = true;
+        }
+        let (p, q) = rating::after_attempt(player, seeded, finish == Finish::Clean);
+        r.rating = Some(q);
+        self.player = p;
+        r.review = match (finish, r.review) {
+            (Finish::Clean, None) => None,
+            (Finish::Clean, Some(old)) => {
+                let step = usize::from(old.step) + 1;
+                REVIEW_WAITS.get(step).map(|wait| Review {
+                    step: step as u8,
+                    due: now.saturating_add(*wait),
+                })
+            }
+            (Finish::Helped | Finish::Failed, _) => Some(Review {
+                step: 0,
+                due: now.saturating_add(REVIEW_WAITS[0]),
+            }),
+        };
+        self.streak = match finish {
+            Finish::Clean => self.streak.saturating_add(1),
+            _ => 0,
+        };
     }
 
-    /// The puzzle to do next among `all`: the first failed and not yet solved, else the
-    /// first not solved; `None` when every one is solved.
-    pub fn next<'a>(&self, all: &'a [super::Puzzle]) -> Option<&'a super::Puzzle> {
-        let unsolved = |p: &&super::Puzzle| self.get(&p.entry.id).is_none_or(|r| !r.solved);
+    /// The player's rating (a damaged value read from the file is a newcomer's).
+    pub fn player_rating(&self) -> Rating {
+        Some(self.player)
+            .filter(Rating::is_sound)
+            .unwrap_or_default()
+    }
+
+    /// A puzzle's rating: as played, else its seed.
+    pub fn puzzle_rating(&self, p: &super::Puzzle) -> Rating {
+        self.get(&p.entry.id)
+            .and_then(|r| r.rating)
+            .filter(Rating::is_sound)
+            .unwrap_or_else(|| rating::seed(p))
+    }
+
+    /// The puzzle to do next among `all` at `now`: the one longest due for review, else the
+    /// untried one whose rating is nearest the player's (the first in `all` among equals);
+    /// `None` when nothing is due and every puzzle has been tried.
+    pub fn next<'a>(&self, all: &'a [super::Puzzle], now: u64) -> Option<(&'a super::Puzzle, Why)> {
+        let due = all
+            .iter()
+            .filter_map(|p| Some((self.get(&p.entry.id)?.due()?, p)))
+            .filter(|(due, _)| *due <= now)
+            .min_by_key(|(due, _)| *due);
+        if let Some((_, p)) = due {
+            return Some((p, Why::Due));
+        }
+        let me = self.player_rating().rating;
         all.iter()
-            .filter(unsolved)
-            .find(|p| self.get(&p.entry.id).is_some_and(|r| r.failed > 0))
-            .or_else(|| all.iter().find(unsolved))
+            .filter(|p| self.get(&p.entry.id).is_none_or(|r| r.attempts == 0))
+            .map(|p| ((self.puzzle_rating(p).rating - me).abs(), p))
+            .fold(
+                None,
+                |best: Option<(f64, &super::Puzzle)>, (d, p)| match best {
+                    Some((bd, _)) if bd <= d => best,
+                    _ => Some((d, p)),
+                },
+            )
+            .map(|(_, p)| (p, Why::New))
+    }
+
+    /// When the next review falls due, if any puzzle is under review.
+    pub fn next_review(&self) -> Option<u64> {
+        self.puzzles.values().filter_map(Record::due).min()
     }
 
     /// A puzzle's record.
@@ -197,21 +364,78 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_next_puzzle_is_a_failed_one_then_the_first_unsolved() {
+    fn the_next_puzzle_is_a_due_review_else_the_nearest_rating() {
         let all = crate::puzzle::load_builtin().unwrap();
-        let id = |i: usize| all[i].entry.id.clone();
         let mut p = Progress::default();
-        assert_eq!(p.next(&all).unwrap().entry.id, id(0));
-        p.record(&id(0), true);
-        p.record(&id(5), false);
-        assert_eq!(p.next(&all).unwrap().entry.id, id(5));
-        // failed, then solved: no longer first
-        p.record(&id(5), true);
-        assert_eq!(p.next(&all).unwrap().entry.id, id(1));
-        for q in &all {
-            p.record(&q.entry.id, true);
+        let t0 = 1_800_000_000;
+        // a newcomer (1500) gets the untried puzzle rated nearest 1500
+        let (first, why) = p.next(&all, t0).unwrap();
+        assert_eq!(why, Why::New);
+        let gap = |q: &crate::puzzle::Puzzle| (p.puzzle_rating(q).rating - 1500.0).abs();
+        assert!(all.iter().all(|q| gap(q) >= gap(first)));
+        // a failed puzzle comes back after ten minutes, not before
+        let failed = &all[5];
+        p.record(failed, Finish::Failed, t0);
+        assert_ne!(p.next(&all, t0 + 599).unwrap().0.entry.id, failed.entry.id);
+        let (due, why) = p.next(&all, t0 + 600).unwrap();
+        assert_eq!(
+            (due.entry.id.as_str(), why),
+            (failed.entry.id.as_str(), Why::Due)
+        );
+        // solved clean: back in a day, then 3, 7 and 21 days, then learned
+        let mut t = t0 + 600;
+        for wait in &REVIEW_WAITS[1..] {
+            p.record(failed, Finish::Clean, t);
+            assert_eq!(p.get(&failed.entry.id).unwrap().due(), Some(t + wait));
+            t += wait;
         }
-        assert!(p.next(&all).is_none());
+        p.record(failed, Finish::Clean, t);
+        assert_eq!(p.get(&failed.entry.id).unwrap().review, None, "learned");
+        // solved with help: back to the start of the waits
+        p.record(failed, Finish::Helped, t);
+        assert_eq!(p.get(&failed.entry.id).unwrap().due(), Some(t + 600));
+        assert_eq!(p.next_review(), Some(t + 600));
+        // every puzzle tried and nothing due: nothing to serve
+        let mut q = Progress::default();
+        for x in &all {
+            q.record(x, Finish::Clean, t0);
+        }
+        assert!(q.next(&all, t0 + 10_000_000).is_none());
+    }
+
+    #[test]
+    fn help_and_mistakes_are_not_clean_solves() {
+        let all = crate::puzzle::load_builtin().unwrap();
+        let x = &all[0];
+        let mut p = Progress::default();
+        p.record(x, Finish::Helped, 0);
+        let r = p.get(&x.entry.id).unwrap();
+        assert!(r.solved && r.clean == 0 && r.helped == 1);
+        assert_eq!(r.last_finish(), Some(Finish::Helped));
+        assert_eq!(p.streak, 0, "a solve with help is no clean solve");
+        assert!(
+            p.player_rating().rating < 1500.0,
+            "help counts as the puzzle's win"
+        );
+        let before = p.player_rating().rating;
+        p.record(x, Finish::Clean, 0);
+        assert!(p.player_rating().rating > before);
+        assert_eq!(p.streak, 1);
+        // records from before help was told apart read as before
+        let old: Progress =
+            serde_json::from_str(r#"{"puzzles":{"a":{"solved":true,"failed":0,"attempts":1},"b":{"solved":false,"failed":2,"attempts":2}},"streak":1}"#)
+                .unwrap();
+        assert_eq!(old.get("a").unwrap().last_finish(), Some(Finish::Clean));
+        assert_eq!(old.get("b").unwrap().last_finish(), Some(Finish::Failed));
+        assert_eq!(
+            old.get("b").unwrap().due(),
+            Some(0),
+            "an old failure is due"
+        );
+        assert_eq!(old.player, Rating::default());
+        for f in [Finish::Clean, Finish::Helped, Finish::Failed] {
+            assert_eq!(Finish::from_name(f.name()), Some(f));
+        }
     }
 
     #[test]
@@ -219,30 +443,34 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("canju-progress-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("progress.json");
+        let all = crate::puzzle::load_builtin().unwrap();
+        let (x, y) = (&all[0], &all[1]);
         let (mut p, warn) = load(&path).unwrap();
         assert!(warn.is_none() && p.puzzles.is_empty());
-        p.record("mate-001", false);
-        p.record("mate-001", true);
-        p.record("mate-002", true);
+        p.record(x, Finish::Failed, 5);
+        p.record(x, Finish::Clean, 6);
+        p.record(y, Finish::Clean, 7);
         assert_eq!(p.streak, 2);
         let mut full = Progress {
             streak: u32::MAX,
             ..Progress::default()
         };
         full.puzzles.insert(
-            "x".into(),
+            x.entry.id.clone(),
             Record {
-                solved: false,
                 failed: u32::MAX,
                 attempts: u32::MAX,
+                ..Record::default()
             },
         );
-        full.record("x", false);
-        full.record("y", true);
-        assert_eq!(full.puzzles["x"].failed, u32::MAX, "counters saturate");
-        assert_eq!(full.puzzles["x"].attempts, u32::MAX);
+        full.record(x, Finish::Failed, u64::MAX);
+        full.record(y, Finish::Clean, 0);
+        let rx = &full.puzzles[&x.entry.id];
+        assert_eq!(rx.failed, u32::MAX, "counters saturate");
+        assert_eq!(rx.attempts, u32::MAX);
+        assert_eq!(rx.due(), Some(u64::MAX), "times saturate");
         full.streak = u32::MAX;
-        full.record("y", true);
+        full.record(y, Finish::Clean, 0);
         assert_eq!(full.streak, u32::MAX);
         save(&path, &p).unwrap();
         assert_eq!(load(&path).unwrap().0, p);
@@ -253,7 +481,7 @@ mod tests {
         assert!(dir.join("progress.json.damaged-1").exists());
         // bytes that are not UTF-8 are damage too, set aside by an update as well
         std::fs::write(&path, b"{\"puzzles\": {\"\xff\": 1}}").unwrap();
-        let (q, warn) = update(&path, |p| p.record("mate-003", true)).unwrap();
+        let (q, warn) = update(&path, |p| p.record(y, Finish::Clean, 0)).unwrap();
         assert_eq!(q.puzzles.len(), 1);
         assert!(warn.unwrap().to_string().contains("damaged-2"));
         assert_eq!(load(&path).unwrap().0, q);

@@ -21,6 +21,8 @@ pub struct Options {
     pub arrows: Vec<Move>,
     /// Points to circle.
     pub marks: Vec<Square>,
+    /// The last move played, its two points tinted under the pieces.
+    pub last: Option<Move>,
 }
 
 const STEP: f64 = 56.0;
@@ -175,6 +177,8 @@ pub fn heatmap(h: &Heatmap) -> String {
             percent_label(share)
         );
     }
+    // the river's words again, over the tiles, with a halo of the board's colour
+    river(&mut s, o.flip, true);
     s.push_str("</g>\n");
     // the legend: the scale from 0% to 100%, and what it means
     let top = TITLE_BAND + board_h;
@@ -216,7 +220,7 @@ pub fn diagram(pos: &Position, o: &Options) -> String {
     );
     let _ = writeln!(
         s,
-        r##"<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2e7d32"/></marker></defs>"##
+        r##"<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2e7d32" fill-opacity="0.6"/></marker></defs>"##
     );
     board(&mut s, o, w, h);
     pieces(&mut s, pos, o);
@@ -272,20 +276,7 @@ fn board(s: &mut String, o: &Options, w: f64, h: f64) {
         point_mark(s, sq(f, 3), o.flip);
         point_mark(s, sq(f, 6), o.flip);
     }
-    // the river
-    let river_y = MARGIN + 4.5 * STEP;
-    let (left, right) = if o.flip {
-        ("汉 界", "楚 河")
-    } else {
-        ("楚 河", "汉 界")
-    };
-    for (x, text) in [(MARGIN + 2.0 * STEP, left), (MARGIN + 6.0 * STEP, right)] {
-        let _ = writeln!(
-            s,
-            r##"<text class="river" x="{x}" y="{}" font-size="28" text-anchor="middle" fill="#5b3a1a">{text}</text>"##,
-            river_y + 10.0
-        );
-    }
+    river(s, o.flip, false);
     // file numbers: red's from its right below, black's from its right above (as drawn)
     const RED: [&str; 9] = ["九", "八", "七", "六", "五", "四", "三", "二", "一"];
     for f in 0..9u8 {
@@ -310,8 +301,45 @@ fn board(s: &mut String, o: &Options, w: f64, h: f64) {
     }
 }
 
+/// The river's words, 楚河 汉界; `halo` rings them in the board's colour, for drawing
+/// over tiles.
+fn river(s: &mut String, flip: bool, halo: bool) {
+    let river_y = MARGIN + 4.5 * STEP;
+    let (left, right) = if flip {
+        ("汉 界", "楚 河")
+    } else {
+        ("楚 河", "汉 界")
+    };
+    let ring = if halo {
+        r##" stroke="#f2d9a6" stroke-width="5" stroke-linejoin="round" paint-order="stroke""##
+    } else {
+        ""
+    };
+    for (x, text) in [(MARGIN + 2.0 * STEP, left), (MARGIN + 6.0 * STEP, right)] {
+        let _ = writeln!(
+            s,
+            r##"<text class="river" x="{x}" y="{}" font-size="28" text-anchor="middle" fill="#5b3a1a"{ring}>{text}</text>"##,
+            river_y + 10.0
+        );
+    }
+}
+
 /// Marked points, the pieces, arrows and the click targets.
 fn pieces(s: &mut String, pos: &Position, o: &Options) {
+    // the last move: both points tinted, beneath everything else on them
+    if let Some(m) = o.last {
+        for (point, class) in [(m.from(), "last-from"), (m.to(), "last-to")] {
+            let (x, y) = xy(point, o.flip);
+            let _ = writeln!(
+                s,
+                r##"<rect class="last {class}" data-square="{point}" x="{}" y="{}" width="{}" height="{}" rx="6" fill="#e8b84a" fill-opacity="0.55"/>"##,
+                x - STEP * 0.47,
+                y - STEP * 0.47,
+                STEP * 0.94,
+                STEP * 0.94
+            );
+        }
+    }
     // marked points
     for &m in &o.marks {
         let (x, y) = xy(m, o.flip);
@@ -338,7 +366,7 @@ fn pieces(s: &mut String, pos: &Position, o: &Options) {
             escape(&piece.chinese().to_string())
         );
     }
-    // arrows, above the pieces
+    // arrows, above the pieces but translucent, so that the characters under them read
     for &m in &o.arrows {
         let ((x1, y1), (x2, y2)) = (xy(m.from(), o.flip), xy(m.to(), o.flip));
         // start at the piece's rim, so that its character stays readable
@@ -347,7 +375,7 @@ fn pieces(s: &mut String, pos: &Position, o: &Options) {
         let (x1, y1) = (x1 + (x2 - x1) * start / len, y1 + (y2 - y1) * start / len);
         let _ = writeln!(
             s,
-            r##"<line class="arrow" data-move="{m}" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#2e7d32" stroke-width="7" stroke-opacity="0.8" stroke-linecap="round" marker-end="url(#arrowhead)"/>"##
+            r##"<line class="arrow" data-move="{m}" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#2e7d32" stroke-width="7" stroke-opacity="0.45" stroke-linecap="round" marker-end="url(#arrowhead)"/>"##
         );
     }
     // click targets, one a point

@@ -46,6 +46,25 @@ fn paint(text: &str, color: Color, on: bool) -> String {
     }
 }
 
+/// A piece's character: without colour, red's chariot, horse and cannon are written 俥 傌
+/// 炮 and black's 車 馬 砲, so that the sides are told apart (the other pieces differ by
+/// side already: 帅/将, 仕/士, 相/象, 兵/卒).
+fn glyph(p: crate::game::piece::Piece, color: bool) -> char {
+    use crate::game::piece::Kind;
+    if color {
+        return p.chinese();
+    }
+    match (p.color, p.kind) {
+        (Color::Red, Kind::Chariot) => '俥',
+        (Color::Red, Kind::Horse) => '傌',
+        (Color::Red, Kind::Cannon) => '炮',
+        (Color::Black, Kind::Chariot) => '車',
+        (Color::Black, Kind::Horse) => '馬',
+        (Color::Black, Kind::Cannon) => '砲',
+        _ => p.chinese(),
+    }
+}
+
 fn chinese(pos: &Position, color: bool) -> String {
     let mut out = String::new();
     // black's numbers, from black's right (file a) : 1..9 left to right
@@ -58,7 +77,7 @@ fn chinese(pos: &Position, color: bool) -> String {
         for file in File::all() {
             let s = Square::from_coords(file, rank);
             row.push(match pos.piece_at(s) {
-                Some(p) => paint(&p.chinese().to_string(), p.color, color),
+                Some(p) => paint(&glyph(p, color).to_string(), p.color, color),
                 None => "＋".to_string(),
             });
         }
@@ -71,6 +90,11 @@ fn chinese(pos: &Position, color: bool) -> String {
         .map(|f| red_numeral(f.number_for(Color::Red)).to_string())
         .collect();
     out.push_str(&format!(" {}\n", bottom.join(" ")));
+    // the coordinates' letters under the files (ICCS: a..i from red's left)
+    let letters: Vec<String> = File::all()
+        .map(|f| char::from(b'a' + f.index()).to_string())
+        .collect();
+    out.push_str(&format!(" {}\n", letters.join("  ")));
     out.push_str(match pos.turn() {
         Color::Red => "红方走棋",
         Color::Black => "黑方走棋",
@@ -133,9 +157,23 @@ mod tests {
         );
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines[0], " １ ２ ３ ４ ５ ６ ７ ８ ９");
-        assert_eq!(lines[1], " 车 马 象 士 将 士 象 马 车  9");
         assert_eq!(lines[6], "    楚  河          汉  界");
-        assert_eq!(lines[11], " 车 马 相 仕 帅 仕 相 马 车  0");
         assert_eq!(lines[12], " 九 八 七 六 五 四 三 二 一");
+        assert_eq!(lines[13], " a  b  c  d  e  f  g  h  i");
+        assert_eq!(lines[14], "红方走棋");
+        // without colour, the sides' chariots, horses and cannons differ
+        assert_eq!(lines[1], " 車 馬 象 士 将 士 象 馬 車  9");
+        assert_eq!(lines[3], " ＋ 砲 ＋ ＋ ＋ ＋ ＋ 砲 ＋  7");
+        assert_eq!(lines[9], " ＋ 炮 ＋ ＋ ＋ ＋ ＋ 炮 ＋  2");
+        assert_eq!(lines[11], " 俥 傌 相 仕 帅 仕 相 傌 俥  0");
+        // in colour, the usual simplified characters
+        let s = board(
+            &Position::start(),
+            Style {
+                chinese: true,
+                color: true,
+            },
+        );
+        assert!(s.contains("车") && !s.contains("俥"));
     }
 }

@@ -102,6 +102,7 @@ impl From<AttemptError> for ApiError {
     fn from(e: AttemptError) -> ApiError {
         match e {
             AttemptError::Move(m) => ApiError::bad(m),
+            e @ AttemptError::NotPlayersMove => ApiError::bad(e),
             AttemptError::Puzzle(p) => p.into(),
         }
     }

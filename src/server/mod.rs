@@ -26,12 +26,13 @@ use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value as JsonValue, json};
 use tokio::sync::Semaphore;
 
 use canju::Position;
 use canju::notation::{self, Notation, Style};
+use canju::puzzle::attempt::AttemptError;
 use canju::puzzle::{Puzzle, listing};
 use canju::solver::report::SolveReport;
 use canju::solver::{self, Options};
@@ -299,7 +300,7 @@ async fn solve(
 /// `GET /api/puzzles`: every built-in puzzle, with the recorded progress (shared with
 /// the command line's).
 async fn puzzles(State(state): State<Shared>) -> ApiResult {
-    let marks = tokio::task::spawn_blocking(progress_marks)
+    let progress = tokio::task::spawn_blocking(recorded_progress)
         .await
         .unwrap_or_default();
     let list: Vec<JsonValue> = state
@@ -307,7 +308,10 @@ async fn puzzles(State(state): State<Shared>) -> ApiResult {
         .iter()
         .map(|p| {
             puzzle_json(p).map(|mut j| {
-                j["progress"] = json!(marks.get(&p.entry.id));
+                let r = progress.get(&p.entry.id);
+                j["progress"] = json!(listing::mark(r));
+                j["rating"] = json!(progress.puzzle_rating(p).shown());
+                j["due"] = json!(r.and_then(|r| r.due()));
                 j
             })
         })
@@ -315,23 +319,55 @@ async fn puzzles(State(state): State<Shared>) -> ApiResult {
     Ok(Json(JsonValue::Array(list)))
 }
 
+/// `GET /api/progress`: the player's rating, streak and counts.
+async fn player_progress(State(state): State<Shared>) -> ApiResult {
+    let progress = tokio::task::spawn_blocking(recorded_progress)
+        .await
+        .unwrap_or_default();
+    let now = canju::puzzle::progress::now();
+    let count = |m: &str| {
+        state
+            .puzzles
+            .iter()
+            .filter(|p| listing::mark(progress.get(&p.entry.id)) == Some(m))
+            .count()
+    };
+    let due = state
+        .puzzles
+        .iter()
+        .filter(|p| {
+            progress
+                .get(&p.entry.id)
+                .and_then(|r| r.due())
+                .is_some_and(|d| d <= now)
+        })
+        .count();
+    let me = progress.player_rating();
+    Ok(Json(json!({
+        "rating": me.shown(),
+        "rating_deviation": me.deviation.round(),
+        "streak": progress.streak,
+        "clean": count("clean"),
+        "helped": count("helped"),
+        "failed": count("failed"),
+        "due": due,
+        "next": progress.next(&state.puzzles, now).map(|(p, why)| json!({
+            "id": p.entry.id,
+            "why": match why { canju::puzzle::progress::Why::Due => "due", canju::puzzle::progress::Why::New => "new" },
+        })),
+    })))
+}
+
 fn puzzle_json(p: &Puzzle) -> Result<JsonValue, ApiError> {
     serde_json::to_value(p.details()).map_err(ApiError::internal)
 }
 
-/// The recorded result of each puzzle: "solved", "failed" or absent.
-fn progress_marks() -> HashMap<String, &'static str> {
-    let Some(path) = canju::puzzle::progress::default_path() else {
-        return HashMap::new();
-    };
-    let Ok((progress, _)) = canju::puzzle::progress::load(&path) else {
-        return HashMap::new();
-    };
-    progress
-        .puzzles
-        .iter()
-        .filter_map(|(id, r)| Some((id.clone(), listing::mark(Some(r))?)))
-        .collect()
+/// The recorded progress (none when there is no file or it cannot be read).
+fn recorded_progress() -> canju::puzzle::progress::Progress {
+    canju::puzzle::progress::default_path()
+        .and_then(|path| canju::puzzle::progress::load(&path).ok())
+        .map(|(p, _)| p)
+        .unwrap_or_default()
 }
 
 fn find_puzzle<'a>(state: &'a AppState, id: &str) -> Result<&'a Puzzle, ApiError> {
@@ -551,6 +587,8 @@ struct BoardQuery {
     arrow: Option<String>,
     /// Circled points, comma-separated.
     mark: Option<String>,
+    /// The last move played (ICCS), tinted.
+    last: Option<String>,
 }
 
 fn svg_response(svg: String) -> Response {
@@ -564,8 +602,8 @@ fn svg_response(svg: String) -> Response {
         .into_response()
 }
 
-/// `GET /api/board.svg?fen=…&arrow=h2e2&mark=e9&flip=true`: the diagram `canju diagram`
-/// draws, with a click target on every point.
+/// `GET /api/board.svg?fen=…&arrow=h2e2&mark=e9&last=h2e2&flip=true`: the diagram `canju
+/// diagram` draws (the last move tinted), with a click target on every point.
 async fn board_svg(q: Result<Query<BoardQuery>, QueryRejection>) -> Result<Response, ApiError> {
     let q = query(q)?;
     let pos = fen_arg(&q.fen)?;
@@ -573,13 +611,19 @@ async fn board_svg(q: Result<Query<BoardQuery>, QueryRejection>) -> Result<Respo
         flip: q.flip.unwrap_or(false),
         ..Default::default()
     };
-    for a in list_arg(&q.arrow).iter().take(8) {
+    let two_points = |what: &str, a: &str| {
         let from = a.get(0..2).and_then(|s| s.parse().ok());
         let to = a.get(2..4).and_then(|s| s.parse().ok());
         match (from, to, a.len()) {
-            (Some(f), Some(t), 4) => o.arrows.push(canju::Move::new(f, t)),
-            _ => return Err(ApiError::bad(format!("arrow '{a}': two points like h2e2"))),
+            (Some(f), Some(t), 4) => Ok(canju::Move::new(f, t)),
+            _ => Err(ApiError::bad(format!("{what} '{a}': two points like h2e2"))),
         }
+    };
+    for a in list_arg(&q.arrow).iter().take(8) {
+        o.arrows.push(two_points("arrow", a)?);
+    }
+    if let Some(l) = q.last.as_deref().filter(|l| !l.is_empty()) {
+        o.last = Some(two_points("last", l)?);
     }
     for m in list_arg(&q.mark).iter().take(90) {
         o.marks.push(
@@ -669,76 +713,115 @@ fn missing_tables(state: &AppState, claim: &Claim) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The judge's answer after a line of a puzzle, as `hint` and `solution` ask it: the body
+/// checked, the tables there, the work bounded in time and nodes.
+async fn after_line<T: Serialize + Send + 'static>(
+    state: Shared,
+    id: String,
+    body: Result<Json<CheckBody>, axum::extract::rejection::JsonRejection>,
+    answer: fn(&Puzzle, &canju::puzzle::Judge, &[String]) -> Result<T, AttemptError>,
+) -> ApiResult {
+    let Json(body) = body.map_err(|e| ApiError(e.status(), e.body_text()))?;
+    let p = find_puzzle(&state, &id)?;
+    if body.moves.len() > MAX_MOVES_SENT || body.moves.iter().any(|m| m.len() > MAX_TEXT) {
+        return Err(ApiError::bad(format!(
+            "moves: at most {MAX_MOVES_SENT}, each at most {MAX_TEXT} bytes"
+        )));
+    }
+    puzzle_tables(&state, p)?;
+    let st = state.clone();
+    let p = p.clone();
+    let out = run_heavy(&state, Duration::from_secs(JUDGE_SECONDS), move |stop| {
+        let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p)
+            .with_limits(stop.clone(), Some(SOLVE_MAX_NODES));
+        answer(&p, &judge, &body.moves).map_err(|e| {
+            if stop.load(Relaxed) {
+                ApiError::stopped()
+            } else {
+                ApiError::from(e)
+            }
+        })
+    })
+    .await??;
+    Ok(Json(serde_json::to_value(out).map_err(ApiError::internal)?))
+}
+
 /// `POST /api/puzzles/{id}/hint` with `{"moves": […]}` (the line so far, both sides):
-/// the player's best move from there.
+/// the player's best move from there, with the two hints the terminal gives (the piece,
+/// then the move) in both languages.
 async fn hint(
     State(state): State<Shared>,
     Path(id): Path<String>,
     body: Result<Json<CheckBody>, axum::extract::rejection::JsonRejection>,
 ) -> ApiResult {
-    let Json(body) = body.map_err(|e| ApiError(e.status(), e.body_text()))?;
-    let p = find_puzzle(&state, &id)?;
-    let pos = play_moves(p.position.clone(), &body.moves)?;
-    if pos.turn() != p.goal.side {
-        return Err(ApiError::bad("it is the defender's move"));
-    }
-    puzzle_tables(&state, p)?;
-    let st = state.clone();
-    let budget = p.budget().saturating_sub(body.moves.len() as u32);
-    let goal = p.goal;
-    let p = p.clone();
-    let (pos, best) = run_heavy(&state, Duration::from_secs(JUDGE_SECONDS), move |stop| {
-        let judge = canju::puzzle::Judge::for_puzzle(Some(&st.tb), &p)
-            .with_limits(stop.clone(), Some(SOLVE_MAX_NODES));
-        judge
-            .best_move(&pos, goal, budget)
-            .map(|m| (pos, m))
-            .map_err(|e| {
-                if stop.load(Relaxed) {
-                    ApiError::stopped()
-                } else {
-                    ApiError::from(e)
-                }
-            })
+    after_line(state, id, body, canju::puzzle::check::hint_after).await
+}
+
+/// `POST /api/puzzles/{id}/solution` with `{"moves": […]}`: the main line from there (the
+/// player's best moves, the defender's longest resistance), as `solution` in the terminal.
+async fn solution(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    body: Result<Json<CheckBody>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult {
+    after_line(state, id, body, |p, judge, moves| {
+        canju::puzzle::check::solution_after(p, judge, moves).map(|line| json!({ "line": line }))
     })
-    .await??;
-    Ok(Json(match best {
-        Some(m) => json!({
-            "iccs": m.to_string(),
-            "chinese": notation::format_move(&pos, m, Notation::Chinese, Style::default()),
-        }),
-        None => {
-            json!({ "iccs": null, "chinese": null, "note": "no move keeps the goal from here" })
-        }
-    }))
+    .await
 }
 
 #[derive(Deserialize)]
 struct ResultBody {
     solved: bool,
+    /// A hint or the solution was shown on the way.
+    #[serde(default)]
+    helped: bool,
 }
 
-/// `POST /api/puzzles/{id}/result` with `{"solved": true|false}`: records an attempt in
-/// the progress file the command line uses.
+/// `POST /api/puzzles/{id}/result` with `{"solved": true|false, "helped": true|false}`:
+/// records an attempt in the progress file the command line uses (solved with a hint or
+/// the solution shown is "helped", not "clean"); answers with the ratings after it.
 async fn record_result(
     State(state): State<Shared>,
     Path(id): Path<String>,
     body: Result<Json<ResultBody>, axum::extract::rejection::JsonRejection>,
 ) -> ApiResult {
+    use canju::puzzle::progress::{self, Finish};
     let Json(body) = body.map_err(|e| ApiError(e.status(), e.body_text()))?;
     let id = find_puzzle(&state, &id)?.entry.id.clone();
-    tokio::task::spawn_blocking(move || {
-        let Some(path) = canju::puzzle::progress::default_path() else {
+    let finish = match (body.solved, body.helped) {
+        (false, _) => Finish::Failed,
+        (true, true) => Finish::Helped,
+        (true, false) => Finish::Clean,
+    };
+    let answer = tokio::task::spawn_blocking(move || {
+        let p = state
+            .puzzles
+            .iter()
+            .find(|p| p.entry.id == id)
+            .expect("found above");
+        let Some(path) = progress::default_path() else {
             return Err("no home directory to keep progress in".to_string());
         };
-        canju::puzzle::progress::update(&path, |p| p.record(&id, body.solved))
-            .map(|_| ())
+        let now = progress::now();
+        progress::update(&path, |pr| pr.record(p, finish, now))
+            .map(|(after, _)| {
+                let record = after.get(&p.entry.id);
+                json!({
+                    "recorded": true,
+                    "result": finish.name(),
+                    "rating": after.player_rating().shown(),
+                    "rating_deviation": after.player_rating().deviation.round(),
+                    "puzzle_rating": after.puzzle_rating(p).shown(),
+                    "due": record.and_then(|r| r.due()),
+                })
+            })
             .map_err(|e| e.to_string())
     })
     .await
     .map_err(ApiError::internal)?
     .map_err(ApiError::internal)?;
-    Ok(Json(json!({ "recorded": true })))
+    Ok(Json(answer))
 }
 
 /// `GET /api`: what the API offers.
@@ -751,15 +834,17 @@ async fn index(State(state): State<Shared>) -> Json<JsonValue> {
             "GET /api/probe?fen=FEN&rules=asian|none",
             "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS&checks_only=true&mate_only=true",
             "GET /api/puzzles",
+            "GET /api/progress",
             "GET /api/puzzles/{id}",
             "POST /api/puzzles/{id}/check {\"moves\": [...]}",
             "GET /api/theory?claim=CLAIM&limit=N",
             "GET /api/theory/heatmap.svg?claim=CLAIM&piece=P&side=red|black",
             "GET /api/sayings",
             "GET /api/moves?fen=FEN&play=m1,m2",
-            "GET /api/board.svg?fen=FEN&arrow=h2e2&mark=e9&flip=true",
+            "GET /api/board.svg?fen=FEN&arrow=h2e2&mark=e9&last=h2e2&flip=true",
             "POST /api/puzzles/{id}/hint {\"moves\": [...]}",
-            "POST /api/puzzles/{id}/result {\"solved\": true}",
+            "POST /api/puzzles/{id}/solution {\"moves\": [...]}",
+            "POST /api/puzzles/{id}/result {\"solved\": true, \"helped\": false}",
         ],
     }))
 }
@@ -858,10 +943,12 @@ fn router(state: Shared) -> Router {
         .route("/api/sayings", get(sayings))
         .route("/api/theory/heatmap.svg", get(heatmap_svg))
         .route("/api/puzzles/{id}/hint", post(hint))
+        .route("/api/puzzles/{id}/solution", post(solution))
         .route("/api/puzzles/{id}/result", post(record_result))
         .route("/api/probe", get(probe))
         .route("/api/solve", get(solve))
         .route("/api/puzzles", get(puzzles))
+        .route("/api/progress", get(player_progress))
         .route("/api/puzzles/{id}", get(puzzle))
         .route("/api/puzzles/{id}/check", post(check))
         .route("/api/theory", get(theory_report))

@@ -50,6 +50,14 @@ impl Rules {
             Rules::Asian => "asian: perpetual check (长将) loses",
         }
     }
+
+    /// The rule set in Chinese, for a player.
+    pub fn describe_zh(self) -> &'static str {
+        match self {
+            Rules::None => "不限着：循环不变作和",
+            Rules::Asian => "亚洲棋规：长将作负",
+        }
+    }
 }
 
 /// A rule set is written as its name (`asian`, `none`).

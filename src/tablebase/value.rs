@@ -123,6 +123,19 @@ impl Value {
             Value::Draw => "draw".to_string(),
         }
     }
+
+    /// The value in a Chinese player's words, counting moves (步) as players do: "23步胜",
+    /// "12步被杀", "和棋", "长将作负：胜".
+    pub fn describe_zh(self) -> String {
+        match self {
+            Value::RuleWin(k) => format!("胜（长将作负：对方只能长将，第{k}层）"),
+            Value::RuleLoss(k) => format!("负（长将作负：只有长将才能免于被杀，第{k}层）"),
+            Value::Win(n) => format!("{}步胜", n.div_ceil(2)),
+            Value::Loss(0) => "负：无着可走（被将死或困毙）".to_string(),
+            Value::Loss(n) => format!("{}步被杀", n.div_ceil(2)),
+            Value::Draw => "和棋".to_string(),
+        }
+    }
 }
 
 /// Stored byte codes: 0 draw, 1 illegal, 2 + n decided by mate in n plies (n ≤ 189; in a

@@ -141,6 +141,27 @@ pub const DEFINITIONS: &[&str] = &[
     "verdict: the lore holds when every position in its scope agrees, holds with exceptions when at least 75% do, and fails otherwise",
 ];
 
+impl Report {
+    /// The definitions the report's text uses: the home formation only where the defence
+    /// has advisors or elephants, the soldier classes only where the stronger side has one
+    /// soldier, the verdict's thresholds only where a saying states a verdict.
+    pub fn definitions(&self) -> Vec<&'static str> {
+        let has = |group: &str| self.conditions.iter().any(|c| c.group == group);
+        DEFINITIONS
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| match i {
+                1 => has("formation"),
+                2 => has("soldier"),
+                3 => has("general"),
+                5 => self.lore_verdict.is_some(),
+                _ => true,
+            })
+            .map(|(_, d)| *d)
+            .collect()
+    }
+}
+
 /// The positions a claim speaks of; `Scope::default()` is every legal position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Scope {
@@ -294,6 +315,7 @@ pub fn defence_text(m: &Material) -> String {
     };
     match (a, b) {
         (0, 0) => "士象全 (full advisors and elephants)".to_string(),
+        (2, 2) => "光将 (a bare general: no advisor, no elephant)".to_string(),
         (a, 0) => format!("缺{a}士 (missing {})", word(a, "advisor", "advisors")),
         (0, b) => format!("缺{b}象 (missing {})", word(b, "elephant", "elephants")),
         (a, b) => format!(
@@ -431,6 +453,8 @@ fn features(pieces: &[Piece], squares: &[Square], one_soldier: bool) -> Features
 pub struct ConditionCounts {
     /// What the condition is, e.g. "defence in home formation" or "soldier 高兵".
     pub name: String,
+    /// The same in Chinese, e.g. "士象归位".
+    pub name_zh: String,
     /// The group it belongs to (its members split the legal positions).
     pub group: &'static str,
     #[serde(serialize_with = "color_name")]
@@ -460,6 +484,8 @@ pub struct Counterexample {
     pub fen: String,
     /// The table's value for the side to move, e.g. "black to move: loses in 100 plies".
     pub value: String,
+    /// The same in Chinese, e.g. "黑方走：50步被杀".
+    pub value_zh: String,
     /// The best move (ICCS), when the side to move has one.
     pub best_move: Option<String>,
     /// Whether the defence stands in home formation.
@@ -918,9 +944,10 @@ fn report(
     let mut conditions = Vec::new();
     for turn in Color::ALL {
         let t = turn.index();
-        let mut push = |name: String, group: &'static str, counts: Counts| {
+        let mut push = |(name, name_zh): (String, String), group: &'static str, counts: Counts| {
             conditions.push(ConditionCounts {
                 name,
+                name_zh,
                 group,
                 side_to_move: turn,
                 counts,
@@ -928,12 +955,15 @@ fn report(
         };
         if has_formation(&m) {
             push(
-                "defence in home formation (士象归位)".into(),
+                (
+                    "defence in home formation (士象归位)".into(),
+                    "士象归位".into(),
+                ),
                 "formation",
                 acc.formation[t][0],
             );
             push(
-                "defence broken (士象不归位)".into(),
+                ("defence broken (士象不归位)".into(), "士象不归位".into()),
                 "formation",
                 acc.formation[t][1],
             );
@@ -941,19 +971,25 @@ fn report(
         if soldier_count(&m) == 1 {
             for c in SoldierClass::ALL {
                 push(
-                    format!("soldier {} ({})", c.chinese(), c.ranks()),
+                    (
+                        format!("soldier {} ({})", c.chinese(), c.ranks()),
+                        c.chinese().to_string(),
+                    ),
                     "soldier",
                     acc.soldier[t][c.index()],
                 );
             }
         }
         push(
-            "red general on the centre file (帅占中)".into(),
+            (
+                "red general on the centre file (帅占中)".into(),
+                "帅占中".into(),
+            ),
             "general",
             acc.centre[t][0],
         );
         push(
-            "red general off the centre file".into(),
+            ("red general off the centre file".into(), "帅不占中".into()),
             "general",
             acc.centre[t][1],
         );
@@ -998,9 +1034,14 @@ fn report(
             v @ (Value::RuleWin(_) | Value::RuleLoss(_)) => format!("{turn} to move: {v}"),
         };
         let best = tb.rank_moves(&pos)?.first().map(|r| r.mv.to_string());
+        let side_zh = match turn {
+            Color::Red => "红方走",
+            Color::Black => "黑方走",
+        };
         counterexamples.push(Counterexample {
             fen: pos.to_string(),
             value,
+            value_zh: format!("{side_zh}：{}", table.value(turn, c.index)?.describe_zh()),
             best_move: best,
             home: c.rank.0.0,
         });

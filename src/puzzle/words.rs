@@ -1,0 +1,403 @@
+//! What the trainer says to a player, in one language per line: Chinese (the default) or
+//! English. Moves are counted as players count them (步: one side's moves), never in plies;
+//! red's files are 一..九 and black's １..９ in Chinese text. The terminal's `puzzle play`
+//! and `train` speak through these; the JSON keeps plies and names.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::game::piece::Color;
+
+use super::Outlook;
+pub use super::Reason;
+use super::attempt::{Ending, Hint, Played};
+use super::{Feedback, Goal};
+
+/// The language of the trainer's words.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lang {
+    /// 中文.
+    #[default]
+    Zh,
+    /// English.
+    En,
+}
+
+/// A language canju does not speak.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("language '{0}': expected zh (中文) or en (English)")]
+pub struct ParseLangError(pub String);
+
+impl FromStr for Lang {
+    type Err = ParseLangError;
+    fn from_str(s: &str) -> Result<Lang, ParseLangError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "zh" | "zh-cn" | "zh_cn" | "cn" | "chinese" | "中文" => Ok(Lang::Zh),
+            "en" | "en-us" | "en_us" | "en-gb" | "english" => Ok(Lang::En),
+            _ => Err(ParseLangError(s.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for Lang {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        })
+    }
+}
+
+impl Lang {
+    /// The language set by `CANJU_LANG` (`zh` or `en`), else Chinese. A value that is no
+    /// language is an error, so that a typo is not silently ignored.
+    pub fn from_env() -> Result<Lang, ParseLangError> {
+        match std::env::var("CANJU_LANG") {
+            Ok(v) if !v.trim().is_empty() => v.parse(),
+            _ => Ok(Lang::Zh),
+        }
+    }
+
+    fn pick<'s>(self, zh: &'s str, en: &'s str) -> &'s str {
+        match self {
+            Lang::Zh => zh,
+            Lang::En => en,
+        }
+    }
+}
+
+/// A side's name: 红方 / 黑方, red / black.
+pub fn side(lang: Lang, c: Color) -> &'static str {
+    match (lang, c) {
+        (Lang::Zh, Color::Red) => "红方",
+        (Lang::Zh, Color::Black) => "黑方",
+        (Lang::En, c) => c.name(),
+    }
+}
+
+/// A number of one side's moves: "3步", "3 moves".
+pub fn moves(lang: Lang, n: u32) -> String {
+    match lang {
+        Lang::Zh => format!("{n}步"),
+        Lang::En if n == 1 => "1 move".to_string(),
+        Lang::En => format!("{n} moves"),
+    }
+}
+
+/// The moves of the side to move in a win of `plies` plies (its own moves, the mating one
+/// included).
+pub fn moves_of_plies(plies: u32) -> u32 {
+    plies.div_ceil(2)
+}
+
+/// The goal as a player reads it: "红先胜（限3步，每步将军）", "red to move and win within
+/// 3 moves, checking with every move".
+pub fn goal(lang: Lang, goal: Goal, within: Option<u32>, checks: bool, mate: bool) -> String {
+    match lang {
+        Lang::Zh => {
+            let mut extra = Vec::new();
+            if let Some(n) = within {
+                extra.push(format!("限{n}步"));
+            }
+            if checks {
+                extra.push("每步将军（连将杀）".to_string());
+            }
+            if mate {
+                extra.push("须将死".to_string());
+            }
+            if extra.is_empty() {
+                goal.to_string()
+            } else {
+                format!("{goal}（{}）", extra.join("，"))
+            }
+        }
+        Lang::En => {
+            let mut s = format!(
+                "{} to move and {}",
+                goal.side.name(),
+                if goal.win { "win" } else { "draw" }
+            );
+            if let Some(n) = within {
+                s.push_str(&format!(" within {}", moves(lang, n)));
+            }
+            if checks {
+                s.push_str(", checking with every move");
+            }
+            if mate {
+                s.push_str(", by checkmate");
+            }
+            s
+        }
+    }
+}
+
+/// What the position is now for a player who has just lost the goal.
+fn loss_of_goal(lang: Lang, win_goal: bool, now: Outlook) -> String {
+    let gone = match win_goal {
+        true => lang.pick("胜势已失", "the win is gone"),
+        false => lang.pick("和势已失", "the draw is gone"),
+    };
+    let how = match now {
+        Outlook::Draw => lang
+            .pick(
+                "现在是和棋（双方走最佳着法）",
+                "now a draw (with best play)",
+            )
+            .to_string(),
+        Outlook::Loss(n) => match lang {
+            Lang::Zh => format!("反而要输：对方{}杀", moves(lang, moves_of_plies(n))),
+            Lang::En => format!("now it loses: mated in {}", moves(lang, moves_of_plies(n))),
+        },
+        Outlook::RuleLoss(_) => lang
+            .pick(
+                "反而要输：只有长将才能守住，而长将作负",
+                "now it loses by the perpetual-check rule",
+            )
+            .to_string(),
+        Outlook::RuleWin(_) => lang
+            .pick(
+                "只能凭长将作负的规则取胜，已无杀法",
+                "it wins only by the perpetual-check rule now; the forced mate is gone",
+            )
+            .to_string(),
+        Outlook::Win(_) | Outlook::NoWin => lang
+            .pick("限定步数内已无杀法", "no forced win within the moves left")
+            .to_string(),
+    };
+    match lang {
+        Lang::Zh => format!("{gone}，{how}"),
+        Lang::En => format!("{gone}: {how}"),
+    }
+}
+
+/// The judgement of the player's move, one line: "车二进六：最佳，还有3步杀", "h2h8: good:
+/// still wins, 2 moves slower than the best".
+pub fn judgement(lang: Lang, goal: Goal, p: &Played) -> String {
+    let m = &p.text;
+    match p.feedback {
+        Feedback::Best => {
+            let more = match p.now {
+                Outlook::Win(k) if goal.win && k > 0 => Some(k / 2),
+                _ => None,
+            };
+            match (lang, more) {
+                (Lang::Zh, Some(k)) => format!("{m}：最佳，还有{}杀", moves(lang, k)),
+                (Lang::Zh, None) if goal.win => format!("{m}：最佳"),
+                (Lang::Zh, None) => format!("{m}：正着，和势仍在"),
+                (Lang::En, Some(k)) => format!("{m}: best: mate in {} more", moves(lang, k)),
+                (Lang::En, None) if goal.win => format!("{m}: best"),
+                (Lang::En, None) => format!("{m}: good: the draw still holds"),
+            }
+        }
+        Feedback::Good { slower } => match lang {
+            Lang::Zh => format!("{m}：好棋，仍然胜，但比最快的杀法慢{}", moves(lang, slower)),
+            Lang::En => format!(
+                "{m}: good: still wins, {} slower than the best",
+                moves(lang, slower)
+            ),
+        },
+        Feedback::Mistake => {
+            let mut s = match lang {
+                Lang::Zh => format!("{m}：错着，{}", loss_of_goal(lang, goal.win, p.now)),
+                Lang::En => format!("{m}: mistake: {}", loss_of_goal(lang, goal.win, p.now)),
+            };
+            if let Some(r) = p.reason {
+                s.push_str(&match lang {
+                    Lang::Zh => format!("（{}）", r.zh),
+                    Lang::En => format!(" ({})", r.en),
+                });
+            }
+            if let Some(r) = &p.refutation {
+                s.push_str(&match lang {
+                    Lang::Zh => format!("；对方可应{r}"),
+                    Lang::En => format!("; refutation {r}"),
+                });
+            }
+            s.push_str(lang.pick("（undo 悔棋再试）", " (undo to try again)"));
+            s
+        }
+    }
+}
+
+/// The computer's reply, labelled by its role: defence against a win, attack against a
+/// draw.
+pub fn reply(lang: Lang, goal: Goal, mover: Color, text: &str) -> String {
+    match (lang, goal.win) {
+        (Lang::Zh, true) => format!("{}应着：{text}", side(lang, mover)),
+        (Lang::Zh, false) => format!("{}攻着：{text}", side(lang, mover)),
+        (Lang::En, true) => format!("{} defends: {text}", side(lang, mover)),
+        (Lang::En, false) => format!("{} attacks: {text}", side(lang, mover)),
+    }
+}
+
+/// How an attempt ended.
+pub fn ending(lang: Lang, e: Ending) -> String {
+    match (lang, e) {
+        (Lang::Zh, Ending::Checkmated(c)) => {
+            format!("解出！将死：{}被将军，无着可应", side(lang, c))
+        }
+        (Lang::En, Ending::Checkmated(c)) => {
+            format!(
+                "solved: checkmate: {} is in check with no move",
+                side(lang, c)
+            )
+        }
+        (Lang::Zh, Ending::Stalemated(c)) => {
+            format!(
+                "解出！困毙：{}未被将军，却已无着可走（判负）",
+                side(lang, c)
+            )
+        }
+        (Lang::En, Ending::Stalemated(c)) => format!(
+            "solved: stalemate: {} is not in check but has no move, which loses",
+            side(lang, c)
+        ),
+        (Lang::Zh, Ending::DrawHolds) => "解出！和棋守住了".to_string(),
+        (Lang::En, Ending::DrawHolds) => "solved: the draw holds".to_string(),
+        (Lang::Zh, Ending::DefenceWins(c)) => format!("失败：{}已无着可走", side(lang, c)),
+        (Lang::En, Ending::DefenceWins(c)) => {
+            format!("failed: {} has no move left", side(lang, c))
+        }
+    }
+}
+
+/// A hint.
+pub fn hint(lang: Lang, h: &Hint) -> String {
+    match (lang, h) {
+        (Lang::Zh, Hint::TakeBackFirst) => "提示：先悔掉错着（undo）".to_string(),
+        (Lang::En, Hint::TakeBackFirst) => "hint: take the mistake back first (undo)".to_string(),
+        (
+            Lang::Zh,
+            Hint::Piece {
+                piece,
+                file,
+                square,
+            },
+        ) => format!("提示：走{file}路{}（{square}）", piece.chinese()),
+        (
+            Lang::En,
+            Hint::Piece {
+                piece,
+                file,
+                square,
+            },
+        ) => {
+            // WXF's file number: counted from the mover's right, as the Chinese word is
+            let _ = file;
+            let f = square.file().index() as u32;
+            let n = match piece.color {
+                Color::Red => 9 - f,
+                Color::Black => f + 1,
+            };
+            format!(
+                "hint: move the {} on {square} (file {n})",
+                piece.kind.name()
+            )
+        }
+        (Lang::Zh, Hint::Move(m)) => format!("提示：{m}"),
+        (Lang::En, Hint::Move(m)) => format!("hint: {m}"),
+        (Lang::Zh, Hint::Lost) => "提示：此处已无着法能达成目标（undo 悔棋）".to_string(),
+        (Lang::En, Hint::Lost) => "hint: no move keeps the goal from here (undo)".to_string(),
+    }
+}
+
+/// A wait as a player reads it: "10分钟后" / "in 10 minutes", "3天后" / "in 3 days".
+pub fn wait(lang: Lang, secs: u64) -> String {
+    let (n, zh, en) = if secs < 3_600 {
+        (secs.div_ceil(60), "分钟", "minute")
+    } else if secs < 86_400 {
+        (secs.div_ceil(3_600), "小时", "hour")
+    } else {
+        (secs.div_ceil(86_400), "天", "day")
+    };
+    match lang {
+        Lang::Zh => format!("{n}{zh}后"),
+        Lang::En if n == 1 => format!("in 1 {en}"),
+        Lang::En => format!("in {n} {en}s"),
+    }
+}
+
+/// What was recorded of an attempt: how it ended, both ratings after it, and when the
+/// puzzle comes back (`review`: seconds from now) if it is under review.
+pub fn recorded(
+    lang: Lang,
+    finish: super::progress::Finish,
+    player: i32,
+    puzzle: i32,
+    review: Option<u64>,
+) -> String {
+    use super::progress::Finish;
+    let kind = match finish {
+        Finish::Clean => lang.pick("独立解出", "solved clean"),
+        Finish::Helped => lang.pick("借助提示或答案解出", "solved with help"),
+        Finish::Failed => lang.pick("未解出", "failed"),
+    };
+    let back = review.map(|s| wait(lang, s));
+    match (lang, back) {
+        (Lang::Zh, Some(w)) => format!("记录：{kind}；你的等级分 {player}，本题 {puzzle}；{w}复习"),
+        (Lang::Zh, None) => format!("记录：{kind}；你的等级分 {player}，本题 {puzzle}"),
+        (Lang::En, Some(w)) => format!(
+            "recorded: {kind}; your rating {player}, this puzzle {puzzle}; back for review {w}"
+        ),
+        (Lang::En, None) => format!("recorded: {kind}; your rating {player}, this puzzle {puzzle}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_read_and_print() {
+        for (text, lang) in [("zh", Lang::Zh), ("EN", Lang::En), ("中文", Lang::Zh)] {
+            assert_eq!(text.parse::<Lang>().unwrap(), lang);
+        }
+        assert_eq!(Lang::En.to_string().parse::<Lang>().unwrap(), Lang::En);
+        let e = "fr".parse::<Lang>().unwrap_err();
+        assert!(e.to_string().contains("expected zh"), "{e}");
+    }
+
+    #[test]
+    fn moves_are_counted_as_players_count_them() {
+        assert_eq!(moves_of_plies(1), 1);
+        assert_eq!(moves_of_plies(5), 3);
+        assert_eq!(moves_of_plies(6), 3);
+        assert_eq!(moves(Lang::En, 1), "1 move");
+        assert_eq!(moves(Lang::Zh, 12), "12步");
+        let g: Goal = "红先胜".parse().unwrap();
+        assert_eq!(goal(Lang::Zh, g, Some(3), false, false), "红先胜（限3步）");
+        assert_eq!(
+            goal(Lang::En, g, Some(1), true, false),
+            "red to move and win within 1 move, checking with every move"
+        );
+    }
+
+    #[test]
+    fn a_mistake_says_what_was_lost() {
+        let g: Goal = "红先胜".parse().unwrap();
+        let played = |now| Played {
+            text: "车二进六".into(),
+            feedback: Feedback::Mistake,
+            now,
+            reason: None,
+            refutation: Some("将５平４".into()),
+            defence: None,
+            ending: None,
+        };
+        let t = judgement(Lang::En, g, &played(Outlook::Draw));
+        assert!(
+            t.contains("the win is gone: now a draw (with best play)"),
+            "{t}"
+        );
+        let t = judgement(Lang::En, g, &played(Outlook::Loss(45)));
+        assert!(t.contains("now it loses: mated in 23 moves"), "{t}");
+        let t = judgement(Lang::Zh, g, &played(Outlook::Loss(45)));
+        assert!(t.contains("胜势已失，反而要输：对方23步杀"), "{t}");
+        assert!(!t.contains("plies"));
+        let slow = Played {
+            feedback: Feedback::Good { slower: 2 },
+            ..played(Outlook::Win(20))
+        };
+        assert!(judgement(Lang::En, g, &slow).contains("still wins, 2 moves slower"));
+    }
+}
