@@ -1,17 +1,23 @@
-//! The page in a real browser: headless Chromium driven through WebDriver (chromedriver)
-//! opens a puzzle, clicks a piece and a target, and sees canju's reply and the feedback;
-//! then the explorer and the theory tab. `.ci/run` installs Chromium and chromedriver
-//! (Debian packages `chromium` and `chromium-driver`); without them this test fails and
-//! says so, unless `CANJU_SKIP_BROWSER=1` asks to skip it (which it prints).
+//! The page in a real browser: headless Chromium driven through WebDriver (chromedriver),
+//! as a player uses it. A puzzle played by clicks (the judgement, the reply, the last move
+//! tinted, the move list, a mistake, hints and the solution, a solve with help recorded as
+//! such), the board turned for a 黑先 puzzle, the language switched, the layout at 1366×625
+//! and 1280×580 (what a 1366×768 and a 1280×720 screen leave a browser) and on a 390×844
+//! phone with taps; then the explorer (its address, back and forward, the rule sets, the
+//! solver, the editor) and the theory tab (counter-examples as boards that open in the
+//! explorer, the heatmap). `.ci/run` installs Chromium and chromedriver (Debian packages
+//! `chromium` and `chromium-driver`); without them this test fails and says so, unless
+//! `CANJU_SKIP_BROWSER=1` asks to skip it (which it prints).
 //!
 //! `CANJU_SCREENSHOTS=DIR` saves a screenshot of each page there (the pictures of docs/api.md).
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
 
 mod common;
 
@@ -63,8 +69,141 @@ where
     panic!("timed out waiting for {what}");
 }
 
+/// A browser session; `phone`: a 390×844 touch screen (Chrome's device emulation).
+async fn session(webdriver: &str, chromium: &Path, phone: bool) -> Client {
+    let mut options = json!({
+        "binary": chromium,
+        "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1366,900",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"],
+    });
+    if phone {
+        options["mobileEmulation"] = json!({
+            "deviceMetrics": { "width": 390, "height": 844, "pixelRatio": 2, "mobile": true, "touch": true }
+        });
+    }
+    let mut caps = serde_json::Map::new();
+    caps.insert("goog:chromeOptions".into(), options);
+    for _ in 0..50 {
+        if let Ok(c) = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(webdriver)
+            .await
+        {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("chromedriver did not start a session");
+}
+
+async fn text(c: &Client, css: &str) -> String {
+    match c.find(Locator::Css(css)).await {
+        Ok(e) => e.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"));
+}
+
+async fn exists(c: &Client, css: &str) -> bool {
+    c.find(Locator::Css(css)).await.is_ok()
+}
+
+/// Plays a move on a board by clicking its two points.
+async fn play(c: &Client, board: &str, iccs: &str) {
+    for sq in [&iccs[..2], &iccs[2..]] {
+        click(c, &format!("{board} rect.point[data-square='{sq}']")).await;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}
+
+/// Waits for the feedback to say `want`.
+async fn feedback(c: &Client, want: &str) {
+    wait_for(30, want, || async {
+        text(c, "#feedback").await.contains(want)
+    })
+    .await;
+}
+
+/// Sets the window so that the page's viewport is `w`×`h` (the window's frame, whatever
+/// it is, added).
+async fn viewport(c: &Client, w: u32, h: u32) {
+    c.set_window_size(w, h).await.unwrap();
+    let inner = c
+        .execute("return [innerWidth, innerHeight]", vec![])
+        .await
+        .unwrap();
+    let (iw, ih) = (
+        inner[0].as_u64().unwrap() as u32,
+        inner[1].as_u64().unwrap() as u32,
+    );
+    c.set_window_size(2 * w - iw, 2 * h - ih).await.unwrap();
+    let inner = c
+        .execute("return [innerWidth, innerHeight]", vec![])
+        .await
+        .unwrap();
+    assert_eq!(inner, json!([w, h]), "the viewport");
+}
+
+/// The board, the turn line, the controls and the feedback all lie in the viewport, with
+/// nothing wider than it; the board is at least `board` pixels wide.
+async fn fits(c: &Client, board: f64, what: &str) {
+    let v = c
+        .execute(
+            r#"const r = (s) => { const b = document.querySelector(s).getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+               return { vw: innerWidth, vh: innerHeight, wide: document.documentElement.scrollWidth,
+                        parts: { board: r('#puzzle-board'), turn: r('#turn'), controls: r('.controls'), feedback: r('#feedback') } };"#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (vw, vh) = (v["vw"].as_f64().unwrap(), v["vh"].as_f64().unwrap());
+    assert!(
+        v["wide"].as_f64().unwrap() <= vw,
+        "{what}: wider than the window: {v}"
+    );
+    for (name, r) in v["parts"].as_object().unwrap() {
+        let r: Vec<f64> = r
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(
+            r[0] >= 0.0 && r[1] >= 0.0 && r[2] <= vw + 0.5 && r[3] <= vh + 0.5,
+            "{what}: the {name} is not all in view: {v}"
+        );
+    }
+    let b = &v["parts"]["board"];
+    let width = b[2].as_f64().unwrap() - b[0].as_f64().unwrap();
+    assert!(width >= board, "{what}: a board of {width} px: {v}");
+}
+
+/// The recorded progress of a puzzle, as the page's list has it from the server.
+async fn progress_of(c: &Client, id: &str) -> Value {
+    let script = format!(
+        "return fetch('/api/puzzles').then(r => r.json()).then(l => l.find(p => p.id === '{id}').progress)"
+    );
+    c.execute(&script, vec![]).await.unwrap()
+}
+
+async fn shot(c: &Client, name: &str) {
+    if let Some(d) = std::env::var_os("CANJU_SCREENSHOTS").map(PathBuf::from) {
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(name), c.screenshot().await.unwrap()).unwrap();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_puzzle_played_by_clicks_in_headless_chromium() {
+async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     let (Some(driver), Some(chromium)) = (
         on_path("chromedriver"),
         on_path("chromium").or_else(|| on_path("chromium-browser")),
@@ -84,11 +223,16 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
     let tables = dir.0.join("tables");
     let home = dir.0.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    // the server's default rule set: asian
-    build_tables(
-        &canju::tablebase::Tablebase::with_rules(&tables, canju::tablebase::Rules::Asian),
-        "KNKA",
-    );
+    // both rule sets, the explorer switches between them
+    for rules in [
+        canju::tablebase::Rules::Asian,
+        canju::tablebase::Rules::None,
+    ] {
+        build_tables(
+            &canju::tablebase::Tablebase::with_rules(&tables, rules),
+            "KNKA",
+        );
+    }
     let server = Server::start(&tables, &home);
     let url = format!("http://{}", server.addr);
     let port = free_port();
@@ -100,307 +244,290 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
             .spawn()
             .unwrap(),
     );
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        serde_json::json!({
-            "binary": chromium,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1300,1150"],
-        }),
-    );
     let webdriver = format!("http://127.0.0.1:{port}");
-    let mut client = None;
-    for _ in 0..50 {
-        match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps.clone())
-            .connect(&webdriver)
-            .await
-        {
-            Ok(c) => {
-                client = Some(c);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    }
-    let c = client.expect("chromedriver did not start a session");
-    let shots = std::env::var_os("CANJU_SCREENSHOTS").map(PathBuf::from);
+    let c = session(&webdriver, &chromium, false).await;
+    viewport(&c, 1366, 625).await;
 
-    // the puzzle 马后炮 (pattern-002): 帅五进一 is the first move of the mate
-    c.goto(&format!("{url}/#puzzles")).await.unwrap();
-    wait_for(20, "the puzzle list", || async {
-        c.find(Locator::Css("#puzzle-list li[data-id='pattern-002']"))
-            .await
-            .is_ok()
-    })
-    .await;
-    c.find(Locator::Css("#puzzle-list li[data-id='pattern-002']"))
-        .await
-        .unwrap()
-        .click()
+    // ---- the puzzle 马后炮 (pattern-002): 帅五进一 炮三平六 马七进六 mates
+    c.goto(&format!("{url}/#puzzles/pattern-002"))
         .await
         .unwrap();
     wait_for(20, "the puzzle's board", || async {
-        let title = c.find(Locator::Css("#puzzle-title")).await.unwrap();
-        title.text().await.unwrap().starts_with("pattern-002")
-            && c.find(Locator::Css("#puzzle-board g.piece[data-square='e0']"))
-                .await
-                .is_ok()
+        text(&c, "#puzzle-title").await == "马后炮"
+            && exists(&c, "#puzzle-board g.piece[data-square='e0']").await
+            && exists(&c, "#puzzle-list li[data-id='pattern-002']").await
     })
     .await;
-    // click the general, see its targets, click e1
-    c.find(Locator::Css("#puzzle-board rect.point[data-square='e0']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    assert_eq!(text(&c, "#turn").await, "轮到你走（红方）");
+    assert!(text(&c, "#puzzle-goal").await.starts_with("红先胜"));
+    fits(&c, 480.0, "1366×625").await;
+    // the general, its targets, e1: judged, answered, the last move tinted, listed
+    click(&c, "#puzzle-board rect.point[data-square='e0']").await;
     wait_for(10, "the legal targets", || async {
-        c.find(Locator::Css(
-            "#puzzle-board circle.target[data-square='e1']",
-        ))
-        .await
-        .is_ok()
+        exists(&c, "#puzzle-board circle.target[data-square='e1']").await
     })
     .await;
-    c.find(Locator::Css("#puzzle-board rect.point[data-square='e1']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    // the feedback, then canju's reply on the board and in the move list
-    wait_for(30, "the feedback and the reply", || async {
-        let fb = c.find(Locator::Css("#feedback")).await.unwrap();
-        let text = fb.text().await.unwrap_or_default();
-        let moves = c
-            .find_all(Locator::Css("#puzzle-moves li"))
+    click(&c, "#puzzle-board rect.point[data-square='e1']").await;
+    feedback(&c, "黑方应着：士５进６").await;
+    assert!(
+        text(&c, "#feedback")
             .await
-            .map(|v| v.len())
-            .unwrap_or(0);
-        text.contains("最佳") && text.contains("reply") && moves == 2
+            .contains("帅五进一：最佳，还有2步杀")
+    );
+    wait_for(10, "the reply on the board", || async {
+        exists(&c, "#puzzle-board rect.last[data-square='f7']").await
+            && exists(&c, "#puzzle-board g.piece[data-square='e1']").await
     })
     .await;
-    let moves = c.find_all(Locator::Css("#puzzle-moves li")).await.unwrap();
-    assert!(moves[0].text().await.unwrap().contains("帅五进一"));
-    // the reply is drawn: the general has left e0 and an arrow shows the answer
+    let moves = text(&c, "#puzzle-moves").await;
     assert!(
-        c.find(Locator::Css("#puzzle-board g.piece[data-square='e1']"))
-            .await
-            .is_ok()
+        moves.contains("帅五进一") && moves.contains("士５进６"),
+        "{moves}"
     );
-    assert!(
-        c.find(Locator::Css("#puzzle-board line.arrow"))
-            .await
-            .is_ok()
-    );
-    if let Some(d) = &shots {
-        std::fs::create_dir_all(d).unwrap();
-        std::fs::write(d.join("puzzles.png"), c.screenshot().await.unwrap()).unwrap();
-    }
-    // a wrong move is called a mistake, with the refutation
-    c.find(Locator::Css("#p-undo"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    shot(&c, "puzzles.png").await;
+    // a wrong move is a mistake that says what was lost, with the refutation
+    click(&c, "#p-undo").await;
     wait_for(10, "the undone position", || async {
-        c.find(Locator::Css("#puzzle-board g.piece[data-square='e0']"))
-            .await
-            .is_ok()
+        exists(&c, "#puzzle-board g.piece[data-square='e0']").await
     })
     .await;
-    for sq in ["c5", "b7"] {
-        c.find(Locator::Css(&format!(
-            "#puzzle-board rect.point[data-square='{sq}']"
-        )))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-    wait_for(30, "the mistake", || async {
-        let fb = c.find(Locator::Css("#feedback")).await.unwrap();
-        fb.text().await.unwrap_or_default().contains("mistake")
+    play(&c, "#puzzle-board", "c5b7").await;
+    feedback(&c, "马七进八：错着，胜势已失").await;
+    assert!(text(&c, "#feedback").await.contains("记录：未解出"));
+    assert!(text(&c, "#turn").await.starts_with("错着"));
+    assert_eq!(progress_of(&c, "pattern-002").await, json!("failed"));
+    fits(&c, 480.0, "1366×625, after a mistake").await;
+    // undo, two hints (the piece, then the move), the solution
+    click(&c, "#p-undo").await;
+    wait_for(10, "the mistake taken back", || async {
+        text(&c, "#turn").await == "轮到你走（红方）"
     })
     .await;
-    // undo, then a hint (an arrow and the move), the solution, and the next puzzle
-    let feedback = || async {
-        c.find(Locator::Css("#feedback"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap_or_default()
-    };
-    for (button, want) in [
-        ("#p-undo", ""),
-        ("#p-hint", "hint: 帅五进一"),
-        ("#p-solution", "solution: 1. 帅五进一"),
+    click(&c, "#p-hint").await;
+    feedback(&c, "提示：走五路帅").await;
+    assert!(exists(&c, "#puzzle-board circle.marked[data-square='e0']").await);
+    click(&c, "#p-hint").await;
+    feedback(&c, "提示：帅五进一").await;
+    assert!(exists(&c, "#puzzle-board line.arrow[data-move='e0e1']").await);
+    click(&c, "#p-solution").await;
+    feedback(&c, "答案：1. 帅五进一 士５进６ 2. 炮三平六").await;
+
+    // ---- a fresh attempt, with a hint: solved with help, not clean
+    click(&c, "#puzzle-list li[data-id='pattern-002']").await;
+    wait_for(10, "a fresh attempt", || async {
+        text(&c, "#feedback").await.is_empty()
+    })
+    .await;
+    click(&c, "#p-hint").await;
+    feedback(&c, "提示：走五路帅").await;
+    for (mv, reply) in [
+        ("e0e1", Some("士５进６")),
+        ("g0d0", Some("士６退５")),
+        ("c5d7", None),
     ] {
-        c.find(Locator::Css(button))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        wait_for(30, want, || async { feedback().await.contains(want) }).await;
+        wait_for(10, "the player's turn", || async {
+            text(&c, "#turn").await == "轮到你走（红方）"
+        })
+        .await;
+        play(&c, "#puzzle-board", mv).await;
+        match reply {
+            Some(r) => feedback(&c, r).await,
+            None => feedback(&c, "解出！将死").await,
+        }
     }
-    assert!(
-        c.find(Locator::Css("#puzzle-board line.arrow"))
+    feedback(&c, "记录：借助提示").await;
+    assert_eq!(text(&c, "#turn").await, "解出！");
+    assert_eq!(progress_of(&c, "pattern-002").await, json!("helped"));
+    assert!(exists(&c, "#puzzle-list li[data-id='pattern-002'] .mark-helped").await);
+    assert!(text(&c, "#me").await.starts_with("等级分 "));
+    fits(&c, 480.0, "1366×625, solved").await;
+    viewport(&c, 1280, 580).await;
+    fits(&c, 440.0, "1280×580, solved").await;
+    viewport(&c, 1366, 625).await;
+    // the move list steps back
+    click(&c, "#puzzle-moves li[data-at='2']").await;
+    wait_for(10, "the position after the first reply", || async {
+        exists(
+            &c,
+            "#puzzle-board g.piece[data-square='e1'][data-piece='K']",
+        )
+        .await
+            && exists(
+                &c,
+                "#puzzle-board g.piece[data-square='g0'][data-piece='C']",
+            )
             .await
-            .is_ok()
-    );
-    c.find(Locator::Css("#p-next"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    wait_for(20, "the next puzzle", || async {
-        let title = c.find(Locator::Css("#puzzle-title")).await.unwrap();
-        let t = title.text().await.unwrap_or_default();
-        !t.is_empty() && !t.starts_with("pattern-002")
+            && text(&c, "#turn").await == "轮到你走（红方）"
     })
     .await;
 
-    // the explorer: a table position with every move valued
-    c.goto(&format!("{url}/#explorer")).await.unwrap();
-    let fen = "3a5/4k4/9/4N4/9/9/9/9/9/3K5 w - - 0 1";
-    wait_for(20, "the explorer", || async {
-        c.find(Locator::Css("#explorer-board svg")).await.is_ok()
-    })
-    .await;
-    let input = c.find(Locator::Css("#fen")).await.unwrap();
-    input.clear().await.unwrap();
-    input.send_keys(fen).await.unwrap();
-    c.find(Locator::Css("#e-load"))
-        .await
-        .unwrap()
-        .click()
+    // ---- English: every label switches, moves in WXF
+    click(&c, "#lang").await;
+    assert_eq!(text(&c, "#p-hint").await, "Hint");
+    assert_eq!(text(&c, ".tab-button[data-tab='puzzles']").await, "Puzzles");
+    assert_eq!(text(&c, "#turn").await, "Your move (red)");
+    assert!(
+        text(&c, "#puzzle-goal")
+            .await
+            .starts_with("red to move and win")
+    );
+    assert!(text(&c, "#puzzle-moves").await.contains("K5+1"));
+    assert!(text(&c, "#me").await.starts_with("rating "));
+    let labels = c
+        .execute(
+            "return [...document.querySelectorAll('[data-i18n]')].map(e => e.textContent).join(' ')",
+            vec![],
+        )
         .await
         .unwrap();
-    wait_for(20, "the moves with their values", || async {
-        let rows = c
-            .find_all(Locator::Css("#e-moves tbody tr"))
-            .await
-            .unwrap_or_default();
-        let verdict = c.find(Locator::Css("#e-verdict")).await.unwrap();
-        !rows.is_empty() && verdict.text().await.unwrap_or_default().contains("KNKA")
+    let labels = labels.as_str().unwrap();
+    assert!(
+        !labels
+            .chars()
+            .any(|ch| ('\u{4e00}'..='\u{9fff}').contains(&ch)),
+        "a Chinese label in English: {labels}"
+    );
+    click(&c, "#lang").await;
+    assert_eq!(text(&c, "#p-hint").await, "提示");
+
+    // ---- a 黑先 puzzle: black plays from the bottom
+    c.goto(&format!("{url}/#puzzles/mate-001")).await.unwrap();
+    wait_for(20, "the black puzzle", || async {
+        text(&c, "#turn").await == "轮到你走（黑方）"
+            && exists(&c, "#puzzle-board rect.point[data-square='e9']").await
     })
     .await;
-    if let Some(d) = &shots {
-        std::fs::write(d.join("explorer.png"), c.screenshot().await.unwrap()).unwrap();
-    }
-    // the rule set: the server's (asian) by default, the other on request (not built here)
-    let verdict = c.find(Locator::Css("#e-verdict")).await.unwrap();
-    let text = verdict.text().await.unwrap();
-    assert!(text.contains("rules asian"), "{text}");
-    // choosing a rule set re-probes; wait for the verdict line to say `expect`
-    for (rules, expect) in [
-        ("none", "without the perpetual-check rule"),
-        ("asian", "rules asian"),
-    ] {
+    let ys = c
+        .execute(
+            "const y = (s) => +document.querySelector(`#puzzle-board rect.point[data-square='${s}']`).getAttribute('y'); return [y('e0'), y('e9')]",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        ys[0].as_f64() < ys[1].as_f64(),
+        "red's back rank drawn on top: {ys}"
+    );
+    viewport(&c, 1280, 580).await;
+    fits(&c, 440.0, "1280×580").await;
+
+    // ---- the explorer: a table position, every move valued; its address
+    let fen = "3a5/4k4/9/4N4/9/9/9/9/9/3K5 w - - 0 1";
+    let start = format!("{url}/#explorer?fen={}", fen.replace(' ', "+"));
+    c.goto(&start).await.unwrap();
+    wait_for(20, "the moves with their values", || async {
+        exists(&c, "#e-moves tbody tr").await && text(&c, "#e-verdict").await.contains("KNKA")
+    })
+    .await;
+    let verdict = text(&c, "#e-verdict").await;
+    assert!(
+        verdict.contains("亚洲棋规") && verdict.contains("红方走，6步胜"),
+        "{verdict}"
+    );
+    shot(&c, "explorer.png").await;
+    for (rules, expect) in [("none", "不限着"), ("asian", "亚洲棋规")] {
         let choose = format!(
             "const s = document.querySelector('#e-rules'); s.value = '{rules}'; s.dispatchEvent(new Event('change'));"
         );
         c.execute(&choose, vec![]).await.unwrap();
         wait_for(20, expect, || async {
-            let t = c
-                .find(Locator::Css("#e-verdict"))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap_or_default();
-            t.contains(expect)
+            text(&c, "#e-verdict").await.contains(expect)
         })
         .await;
     }
     // the solver on request: this win takes 6 moves, so none within 4 is proven
-    c.find(Locator::Css("#e-solve"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#e-solve").await;
     wait_for(30, "the solver's answer", || async {
-        let out = c.find(Locator::Css("#e-solution")).await.unwrap();
-        out.text()
+        text(&c, "#e-solution")
             .await
+            .contains("已证明：4步内没有杀法")
+    })
+    .await;
+    // a move played: a new address with the last move; back and forward walk them
+    play(&c, "#explorer-board", "e6c7").await;
+    wait_for(20, "the position after 马五进七", || async {
+        let u = c.current_url().await.unwrap().to_string();
+        u.contains("last=e6c7") && exists(&c, "#explorer-board rect.last[data-square='c7']").await
+    })
+    .await;
+    let fen_now = || async {
+        c.find(Locator::Css("#fen"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap()
             .unwrap_or_default()
-            .contains("no forced win within 4 moves (proven)")
+    };
+    assert!(fen_now().await.starts_with("3a5/4k4/2N6/"));
+    c.back().await.unwrap();
+    wait_for(20, "back", || async { fen_now().await == fen }).await;
+    c.forward().await.unwrap();
+    wait_for(20, "forward", || async {
+        fen_now().await.starts_with("3a5/4k4/2N6/")
     })
     .await;
-    // placing a piece: Edit, the red chariot from the palette, the point a5
-    c.find(Locator::Css("#e-edit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.find(Locator::Css("#palette button[title='R']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.find(Locator::Css("#explorer-board rect.point[data-square='a5']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    // a reload restores the position and its last move from the address
+    c.refresh().await.unwrap();
+    wait_for(20, "the position after a reload", || async {
+        fen_now().await.starts_with("3a5/4k4/2N6/")
+            && exists(&c, "#explorer-board rect.last[data-square='c7']").await
+    })
+    .await;
+    // placing a piece: Set up, the red chariot from the palette, the point a5
+    click(&c, "#e-edit").await;
+    click(&c, "#palette button[title='R']").await;
+    click(&c, "#explorer-board rect.point[data-square='a5']").await;
     wait_for(20, "the placed chariot", || async {
-        c.find(Locator::Css(
+        exists(
+            &c,
             "#explorer-board g.piece[data-square='a5'][data-piece='R']",
-        ))
+        )
         .await
-        .is_ok()
     })
     .await;
-    let fen = c
-        .find(Locator::Css("#fen"))
-        .await
-        .unwrap()
-        .prop("value")
-        .await
-        .unwrap()
-        .unwrap_or_default();
-    assert!(fen.starts_with("3a5/4k4/9/4N4/R8/"), "{fen}");
+    assert!(fen_now().await.starts_with("3a5/4k4/2N6/9/R8/"));
 
-    // theory: a saying whose tables are built
-    c.goto(&format!("{url}/#theory")).await.unwrap();
-    wait_for(20, "the sayings", || async {
-        c.find(Locator::Css("#t-claim")).await.is_ok()
-    })
-    .await;
-    let claim = c.find(Locator::Css("#t-claim")).await.unwrap();
-    claim.clear().await.unwrap();
-    claim.send_keys("单马胜单士").await.unwrap();
-    c.find(Locator::Css("#t-measure"))
-        .await
-        .unwrap()
-        .click()
+    // ---- theory: a saying whose tables are built; counter-examples as boards
+    c.goto(&format!("{url}/#theory?claim=单马胜单士"))
         .await
         .unwrap();
     wait_for(30, "the verdict", || async {
-        let v = c.find(Locator::Css("#t-verdict")).await.unwrap();
-        v.text()
+        text(&c, "#t-verdict")
             .await
-            .unwrap_or_default()
+            .contains("单马胜单士（马对士）")
+            && exists(&c, "#t-examples .example img").await
+    })
+    .await;
+    shot(&c, "theory.png").await;
+    let card = c
+        .find(Locator::Css("#t-examples .example:last-child"))
+        .await
+        .unwrap();
+    let card_fen = card.attr("data-fen").await.unwrap().unwrap();
+    card.click().await.unwrap();
+    wait_for(20, "the counter-example in the explorer", || async {
+        fen_now().await == card_fen && !text(&c, "#e-verdict").await.is_empty()
+    })
+    .await;
+    assert!(
+        c.current_url()
+            .await
+            .unwrap()
+            .fragment()
+            .unwrap()
+            .starts_with("explorer?fen=")
+    );
+    c.goto(&format!("{url}/#theory?claim=单马胜单士"))
+        .await
+        .unwrap();
+    wait_for(30, "the verdict again", || async {
+        text(&c, "#t-verdict")
+            .await
             .contains("单马胜单士（马对士）")
     })
     .await;
-    c.find(Locator::Css("#t-heat"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#t-heat").await;
     wait_for(30, "the heatmap", || async {
         c.find_all(Locator::Css("#t-heatmap g.heat"))
             .await
@@ -408,8 +535,31 @@ async fn a_puzzle_played_by_clicks_in_headless_chromium() {
             .unwrap_or(false)
     })
     .await;
-    if let Some(d) = &shots {
-        std::fs::write(d.join("theory.png"), c.screenshot().await.unwrap()).unwrap();
-    }
     c.close().await.unwrap();
+
+    // ---- a phone: the board on top, the controls under it, moves by taps
+    let phone = session(&webdriver, &chromium, true).await;
+    phone
+        .goto(&format!("{url}/#puzzles/pattern-002"))
+        .await
+        .unwrap();
+    wait_for(20, "the puzzle on the phone", || async {
+        exists(&phone, "#puzzle-board g.piece[data-square='e0']").await
+            && text(&phone, "#turn").await == "轮到你走（红方）"
+    })
+    .await;
+    fits(&phone, 360.0, "390×844").await;
+    let below = phone
+        .execute(
+            "return document.querySelector('.controls').getBoundingClientRect().top >= document.querySelector('#puzzle-board').getBoundingClientRect().bottom",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(below, json!(true), "the controls under the board");
+    play(&phone, "#puzzle-board", "e0e1").await;
+    feedback(&phone, "黑方应着").await;
+    fits(&phone, 360.0, "390×844, after a move").await;
+    shot(&phone, "phone.png").await;
+    phone.close().await.unwrap();
 }

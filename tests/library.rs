@@ -39,7 +39,7 @@ fn an_attempt_solved_along_the_stored_line_counts_as_solved() {
     let last = moves.len() - 1;
     for (i, m) in moves.into_iter().enumerate() {
         let r = a.play(m).unwrap();
-        assert_ne!(r.feedback, Feedback::Mistake, "{}", r.text);
+        assert_ne!(r.feedback, Feedback::Mistake, "{}", r.mv);
         if i < last {
             assert!(r.defence.is_some() && r.ending.is_none(), "{r:?}");
         } else {
@@ -72,7 +72,7 @@ fn a_mistake_is_refuted_taken_back_and_counts_against_the_attempt() {
         .expect("a losing move");
     let r = a.play(wrong).unwrap();
     assert_eq!(r.feedback, Feedback::Mistake);
-    assert!(matches!(a.status(), Status::AfterMistake(t) if *t == r.text));
+    assert!(matches!(a.status(), Status::AfterMistake(t) if *t == r.mv));
     assert_eq!(a.hint().unwrap(), Hint::TakeBackFirst);
     assert_eq!(a.outcome(), Outcome::Failed);
     // the solution is from the position before the mistake: the stored line's length

@@ -58,21 +58,24 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
         text.contains(
-            "马七进五: mistake: the win is gone: no forced win within the moves left; refutation"
+            "H7+5: mistake: the win is gone: no forced win within the moves left; refutation A5+6"
         ),
         "{text}"
     );
     // until it is taken back, moves are refused (the board shows the defender to move) and
     // the solution is the one from before the mistake
     assert!(
-        text.contains("马七进九: 马七进五 lost the goal; take it back first (undo)"),
+        text.contains("马七进九: H7+5 lost the goal; take it back first (undo)"),
         "{text}"
     );
     assert!(
         text.contains("hint: take the mistake back first (undo)"),
         "{text}"
     );
-    assert!(text.contains("solution: 帅五进一 "), "{text}");
+    assert!(
+        text.contains("solution: K5+1 A5+6 C3.6 A6-5 H7+6"),
+        "{text}"
+    );
     let progress: serde_json::Value =
         serde_json::from_slice(&std::fs::read(home.join("progress.json")).unwrap()).unwrap();
     let r = &progress["puzzles"]["pattern-002"];
@@ -106,13 +109,13 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
         text.contains("hint: move the general on e0 (file 5)"),
         "{text}"
     );
-    assert!(text.contains("hint: 帅五进一"), "{text}");
-    assert!(text.contains("帅五进一: best"), "{text}");
+    assert!(text.contains("hint: K5+1"), "{text}");
+    assert!(text.contains("K5+1: best"), "{text}");
     assert!(
-        text.contains("solution: 帅五进一 士５进６ 炮三平六 士６退５ 马七进六"),
+        text.contains("solution: K5+1 A5+6 C3.6 A6-5 H7+6"),
         "{text}"
     );
-    assert!(text.contains("black defends: 士５进６"), "{text}");
+    assert!(text.contains("black defends: A5+6"), "{text}");
     assert!(
         text.contains("solved: checkmate: black is in check with no move"),
         "{text}"

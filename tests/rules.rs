@@ -442,7 +442,7 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
     };
     let none = probe("none");
     let asian = probe("asian");
-    assert_eq!(none["rules"], "baseline");
+    assert_eq!(none["rules"], "none");
     assert_eq!(none["verdict"], "draw");
     assert_eq!(asian["rules"], "asian");
     assert_eq!(asian["verdict"], "loss");

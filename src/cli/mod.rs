@@ -400,8 +400,11 @@ enum Command {
 enum PuzzleCommand {
     /// The puzzles: id, goal, title, difficulty, tags.
     List {
+        /// Only puzzles with this tag (马后炮, 杀法, 连将杀, …).
         #[arg(long)]
         tag: Option<String>,
+        /// Only this collection (endgames, mates, patterns, compositions, checks,
+        /// shiqingyaqu, lanke, or one of --puzzles).
         #[arg(long)]
         collection: Option<String>,
         /// Only these: clean (solved without help), helped (solved with a hint or the
@@ -419,7 +422,7 @@ enum PuzzleCommand {
         #[arg(long, default_value = "file")]
         sort: String,
         /// An array of {"id", "title", "collection", "source", "fen", "goal", "moves",
-        /// "line", "tags", "difficulty", "rating", "progress", "due"}.
+        /// "checks", "mate", "line", "tags", "difficulty", "rating", "progress", "due"}.
         #[arg(long)]
         json: bool,
         /// A directory of collections (*.toml) instead of the built-in ones.
@@ -429,7 +432,10 @@ enum PuzzleCommand {
     /// Play a puzzle (the next one to do without ID): moves in any notation, or hint, undo,
     /// solution, board, quit; reads standard input line by line when it is not a terminal.
     Play {
+        /// The puzzle (its id, as `puzzle list` gives it); without one, the puzzle due for
+        /// review, else the untried one rated nearest the player.
         id: Option<String>,
+        /// A directory of collections (*.toml) instead of the built-in ones.
         #[arg(long)]
         puzzles: Option<PathBuf>,
         #[command(flatten)]

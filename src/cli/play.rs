@@ -13,11 +13,15 @@ use canju::puzzle::{Feedback, Judge, Puzzle};
 use super::CliError;
 use super::common::puzzle_error;
 
-fn draw_board(pos: &Position) {
-    out!(
-        "{}",
-        canju::render::terminal::board(pos, super::board::board_style(false))
-    );
+/// The board, its last line (who is to move) in the trainer's language.
+fn draw_board(pos: &Position, lang: Lang) {
+    let board = canju::render::terminal::board(pos, super::board::board_style(false));
+    let lines = board
+        .trim_end()
+        .rsplit_once('\n')
+        .map_or("", |(rest, _)| rest);
+    outln!("{lines}");
+    outln!("{}", words::to_move(lang, pos.turn()));
 }
 
 /// Plays a puzzle from standard input, speaking `lang`; the outcome counts for the
@@ -28,7 +32,7 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
     let player = p.goal.side;
     let zh = lang == Lang::Zh;
     let mut a = Attempt::new(p, judge);
-    draw_board(a.position());
+    draw_board(a.position(), lang);
     outln!("{} · {}", p.entry.id, p.entry.title);
     if zh {
         outln!("目标：{}", p.goal_words(lang));
@@ -47,13 +51,13 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
         if interactive {
             match (a.status(), zh) {
                 (Status::AfterMistake(m), true) => {
-                    out!("{m} 是错着（undo 悔棋, solution 答案, board 棋盘, quit 退出）> ")
+                    out!("{m} 是错着（悔棋 undo、答案 solution、棋盘 board、退出 quit）> ")
                 }
                 (Status::AfterMistake(m), false) => {
-                    out!("{m} was a mistake (undo, solution, board, quit)> ")
+                    out!("{} was a mistake (undo, solution, board, quit)> ", m.wxf)
                 }
                 (_, true) => out!(
-                    "{}走（着法, hint 提示, undo 悔棋, solution 答案, board 棋盘, quit 退出）> ",
+                    "{}走（着法，或 提示 hint、悔棋 undo、答案 solution、棋盘 board、退出 quit）> ",
                     words::side(lang, player)
                 ),
                 (_, false) => out!(
@@ -70,19 +74,19 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
         let t = line.trim();
         match t {
             "" => continue,
-            "quit" | "q" | "exit" => return Ok(a.outcome()),
-            "board" => {
-                draw_board(a.position());
+            "quit" | "q" | "exit" | "退出" => return Ok(a.outcome()),
+            "board" | "棋盘" => {
+                draw_board(a.position(), lang);
                 continue;
             }
-            "hint" => {
+            "hint" | "提示" => {
                 let h = a.hint().map_err(puzzle_error)?;
                 outln!("{}", words::hint(lang, &h));
                 continue;
             }
-            "undo" => {
+            "undo" | "悔棋" => {
                 if a.undo() {
-                    draw_board(a.position());
+                    draw_board(a.position(), lang);
                 } else if zh {
                     outln!("没有可悔的着法");
                 } else {
@@ -90,16 +94,9 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
                 }
                 continue;
             }
-            "solution" => {
+            "solution" | "答案" => {
                 let line = a.solution().map_err(puzzle_error)?;
-                match (line.is_empty(), zh) {
-                    (true, true) => outln!("答案：此处已无着法能达成目标（undo 悔棋）"),
-                    (true, false) => {
-                        outln!("solution: no move keeps the goal from here (undo)")
-                    }
-                    (false, true) => outln!("答案：{}", line.join(" ")),
-                    (false, false) => outln!("solution: {}", line.join(" ")),
-                }
+                outln!("{}", words::solution(lang, &line));
                 continue;
             }
             _ => {}
@@ -108,7 +105,7 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
             if zh {
                 outln!("{t}：{m} 已失去目标，请先悔棋（undo）");
             } else {
-                outln!("{t}: {m} lost the goal; take it back first (undo)");
+                outln!("{t}: {} lost the goal; take it back first (undo)", m.wxf);
             }
             continue;
         }
@@ -131,7 +128,7 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
         match r.ending {
             Some(end) => {
                 if !matches!(end, Ending::DrawHolds) {
-                    draw_board(a.position());
+                    draw_board(a.position(), lang);
                 }
                 outln!("{}", words::ending(lang, end));
             }
@@ -139,7 +136,7 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
             None if r.defence.is_none() => return Ok(Outcome::Quit),
             None => {
                 if interactive {
-                    draw_board(a.position());
+                    draw_board(a.position(), lang);
                 }
                 continue;
             }

@@ -8,7 +8,7 @@ use crate::game::moves::Move;
 use crate::game::piece::{Color, Piece};
 use crate::game::position::Position;
 use crate::game::square::Square;
-use crate::notation::{self, Notation, Style};
+use crate::notation;
 
 use super::{Feedback, Judge, Puzzle, PuzzleError};
 
@@ -17,9 +17,9 @@ use super::{Feedback, Judge, Puzzle, PuzzleError};
 pub enum Status {
     /// The player is to move.
     Playing,
-    /// The player's last move lost the goal (its Chinese text); only a take-back, the
+    /// The player's last move lost the goal (the move, named); only a take-back, the
     /// solution or leaving make sense.
-    AfterMistake(String),
+    AfterMistake(super::Named),
     /// The goal was reached; `clean` when no mistake was made on the way.
     Solved {
         /// No mistake was made (and taken back) on the way.
@@ -83,8 +83,8 @@ impl Ending {
 /// What one of the player's moves brought.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Played {
-    /// The move in Chinese notation, as it stood before it was played.
-    pub text: String,
+    /// The move, named as it stood before it was played.
+    pub mv: super::Named,
     /// Its judgement by perfect play.
     pub feedback: Feedback,
     /// How the position stands for the player after the move.
@@ -92,10 +92,10 @@ pub struct Played {
     /// For a mistake: why it lost the goal, when a rule (perpetual check, 连将杀's checks)
     /// is the reason.
     pub reason: Option<super::Reason>,
-    /// For a mistake: the defender's refutation (Chinese notation), when there is one.
-    pub refutation: Option<String>,
-    /// canju's defence that followed (Chinese notation), when the attempt goes on.
-    pub defence: Option<String>,
+    /// For a mistake: the defender's refutation, when there is one.
+    pub refutation: Option<super::Named>,
+    /// canju's defence that followed, when the attempt goes on.
+    pub defence: Option<super::Named>,
     /// The attempt ended with this move (or with the defence that followed it).
     pub ending: Option<Ending>,
 }
@@ -113,8 +113,8 @@ pub enum Hint {
         /// Where it stands.
         square: Square,
     },
-    /// The move to play (Chinese notation).
-    Move(String),
+    /// The move to play.
+    Move(super::Named),
     /// No move keeps the goal from here.
     Lost,
     /// The last move was a mistake: take it back first.
@@ -133,13 +133,9 @@ pub struct Attempt<'p, 'j> {
     /// A hint that named a piece or a move, or the solution, was shown.
     helped: bool,
     mistaken: bool,
-    wrong: Option<String>,
+    wrong: Option<super::Named>,
     played: u32,
     status: Status,
-}
-
-fn chinese(pos: &Position, m: Move) -> String {
-    notation::format_move(pos, m, Notation::Chinese, Style::default())
 }
 
 /// A file as its owner counts it: red 一..九 from its right, black １..９ from its right.
@@ -202,13 +198,13 @@ impl<'p, 'j> Attempt<'p, 'j> {
         let (judge, goal, player) = (self.judge, self.puzzle.goal, self.puzzle.goal.side);
         let super::Judgement { feedback: f, now } = judge.assess(&self.pos, m, goal, self.left)?;
         self.history.push((self.pos.clone(), self.left));
-        let text = chinese(&self.pos, m);
+        let named = super::Named::of(&self.pos, m);
         self.pos.play_unchecked(m);
         self.left = self.left.saturating_sub(1);
         self.played += 1;
         self.hints = 0;
         let mut out = Played {
-            text: text.clone(),
+            mv: named,
             feedback: f,
             now,
             reason: None,
@@ -218,12 +214,12 @@ impl<'p, 'j> Attempt<'p, 'j> {
         };
         if f == Feedback::Mistake {
             self.mistaken = true;
-            self.wrong = Some(text.clone());
-            self.status = Status::AfterMistake(text);
+            self.wrong = Some(out.mv.clone());
+            self.status = Status::AfterMistake(out.mv.clone());
             out.reason = judge.rule_reason(&self.pos, goal, self.left)?;
             out.refutation = judge
                 .refutation(&self.pos, player, self.left)?
-                .map(|r| chinese(&self.pos, r));
+                .map(|r| super::Named::of(&self.pos, r));
             return Ok(out);
         }
         if let Some(end) = self.reached() {
@@ -233,7 +229,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
         let Some(d) = judge.defence(&self.pos, player, self.left)? else {
             return Ok(out);
         };
-        out.defence = Some(chinese(&self.pos, d));
+        out.defence = Some(super::Named::of(&self.pos, d));
         self.pos.play_unchecked(d);
         self.left = self.left.saturating_sub(1);
         self.played += 1;
@@ -306,14 +302,14 @@ impl<'p, 'j> Attempt<'p, 'j> {
                     square: m.from(),
                 }
             }
-            Some(m) => Hint::Move(chinese(&self.pos, m)),
+            Some(m) => Hint::Move(super::Named::of(&self.pos, m)),
             None => Hint::Lost,
         })
     }
 
-    /// The main line from here (after a mistake, from the position before it), in Chinese
-    /// notation; empty when no move keeps the goal. Once shown, a solve counts as helped.
-    pub fn solution(&mut self) -> Result<Vec<String>, PuzzleError> {
+    /// The main line from here (after a mistake, from the position before it); empty when
+    /// no move keeps the goal. Once shown, a solve counts as helped.
+    pub fn solution(&mut self) -> Result<Vec<super::Named>, PuzzleError> {
         self.helped = true;
         let (pos, left, played) = match (&self.wrong, self.history.last()) {
             (Some(_), Some((before, budget))) => (before, *budget, self.played.saturating_sub(1)),
@@ -330,7 +326,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
         Ok(line
             .into_iter()
             .map(|m| {
-                let t = chinese(&q, m);
+                let t = super::Named::of(&q, m);
                 q.play_unchecked(m);
                 t
             })

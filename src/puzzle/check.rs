@@ -10,7 +10,7 @@ use crate::notation::{self, Notation, Style};
 
 use super::attempt::{AttemptError, Ending, Hint, Played, file_word};
 use super::words::{self, Lang};
-use super::{Feedback, Judge, Puzzle};
+use super::{Feedback, Judge, Named, Puzzle};
 
 /// A text in both of the trainer's languages, for a page that switches between them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -37,6 +37,8 @@ pub struct CheckedMove {
     /// The move in Chinese notation.
     #[serde(rename = "move")]
     pub mv: String,
+    /// The move in WXF notation.
+    pub wxf: String,
     /// The move in ICCS coordinates.
     pub iccs: String,
     /// For a good move that is not the best: how many moves slower the win is.
@@ -118,15 +120,28 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             judge.assess(&pos, m, p.goal, left).map_err(fail)?;
         let mut child = pos.clone();
         child.play_unchecked(m);
-        let reason = if f == Feedback::Mistake {
-            judge
-                .rule_reason(&child, p.goal, left.saturating_sub(1))
-                .map_err(fail)?
+        let (reason, refuted) = if f == Feedback::Mistake {
+            let after = left.saturating_sub(1);
+            let reason = judge.rule_reason(&child, p.goal, after).map_err(fail)?;
+            (
+                reason,
+                judge.refutation(&child, player, after).map_err(fail)?,
+            )
         } else {
-            None
+            (None, None)
+        };
+        let played = Played {
+            mv: Named::of(&pos, m),
+            feedback: f,
+            now,
+            reason,
+            refutation: refuted.map(|r| Named::of(&child, r)),
+            defence: None,
+            ending: None,
         };
         out.push(CheckedMove {
-            mv: text(&pos, m),
+            mv: played.mv.chinese.clone(),
+            wxf: played.mv.wxf.clone(),
             iccs: m.to_string(),
             slower: match f {
                 Feedback::Good { slower } => Some(slower),
@@ -139,47 +154,12 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             now: Some(now.name()),
             now_plies: now.plies(),
             plies_left: left,
-            said: Said::both(|lang| {
-                words::judgement(
-                    lang,
-                    p.goal,
-                    &Played {
-                        text: text(&pos, m),
-                        feedback: f,
-                        now,
-                        reason,
-                        refutation: None,
-                        defence: None,
-                        ending: None,
-                    },
-                )
-            }),
+            said: Said::both(|lang| words::judgement(lang, p.goal, &played)),
         });
-        pos.play_unchecked(m);
+        pos = child;
         left = left.saturating_sub(1);
         if f == Feedback::Mistake {
-            if let Some(r) = judge.refutation(&pos, player, left).map_err(fail)? {
-                // the judgement names the refutation, as the terminal's does
-                let named = text(&pos, r);
-                if let Some(last) = out.last_mut() {
-                    last.said = Said::both(|lang| {
-                        words::judgement(
-                            lang,
-                            p.goal,
-                            &Played {
-                                text: last.mv.clone(),
-                                feedback: f,
-                                now,
-                                reason,
-                                refutation: Some(named.clone()),
-                                defence: None,
-                                ending: None,
-                            },
-                        )
-                    });
-                }
-                refutation = Some((pos.clone(), r));
-            }
+            refutation = refuted.map(|r| (pos.clone(), r));
             failed = true;
             break;
         }
@@ -200,10 +180,11 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             }
         };
         let best = judge.defence(&pos, player, left).map_err(fail)?;
-        let named = text(&pos, d);
+        let named = Named::of(&pos, d);
         out.push(CheckedMove {
             said: Said::both(|lang| words::reply(lang, p.goal, !player, &named)),
-            mv: named.clone(),
+            mv: named.chinese.clone(),
+            wxf: named.wxf.clone(),
             iccs: d.to_string(),
             slower: None,
             by: "defender",
@@ -295,16 +276,17 @@ pub fn hint_after(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineHin
         });
     };
     let piece = pos.piece_at(m.from()).expect("a piece on the move's point");
-    let named = notation::format_move(&pos, m, Notation::Chinese, Style::default());
+    let named = Named::of(&pos, m);
     let first = Hint::Piece {
         piece,
         file: file_word(piece.color, m.from()),
         square: m.from(),
     };
-    let second = Hint::Move(named.clone());
+    let chinese = named.chinese.clone();
+    let second = Hint::Move(named);
     Ok(LineHint {
         iccs: Some(m.to_string()),
-        chinese: Some(named),
+        chinese: Some(chinese),
         from: Some(m.from().to_string()),
         piece: Said::both(|lang| words::hint(lang, &first)),
         mv: Said::both(|lang| words::hint(lang, &second)),
@@ -318,6 +300,8 @@ pub struct SolutionMove {
     pub iccs: String,
     /// Chinese notation.
     pub chinese: String,
+    /// WXF notation.
+    pub wxf: String,
 }
 
 /// The main line from after `moves` (the player's best moves, the defender's longest
@@ -343,11 +327,12 @@ pub fn solution_after(
     Ok(line
         .into_iter()
         .map(|m| {
-            let chinese = notation::format_move(&q, m, Notation::Chinese, Style::default());
+            let named = Named::of(&q, m);
             q.play_unchecked(m);
             SolutionMove {
                 iccs: m.to_string(),
-                chinese,
+                chinese: named.chinese,
+                wxf: named.wxf,
             }
         })
         .collect())

@@ -27,6 +27,8 @@ pub struct Summary<'a> {
     pub moves: Option<u32>,
     /// 连将杀: every move of the player's must give check.
     pub checks: bool,
+    /// 杀法: only checkmate (将死) counts as the win, not stalemate (困毙).
+    pub mate: bool,
     /// The main line, in ICCS coordinates.
     pub line: Vec<String>,
     /// Its tags.
@@ -63,6 +65,7 @@ impl Puzzle {
             goal: &self.entry.goal,
             moves: self.entry.moves,
             checks: self.entry.checks,
+            mate: self.entry.mate,
             line: self.line.iter().map(|m| m.to_string()).collect(),
             tags: &self.entry.tags,
             difficulty: self.entry.difficulty,

@@ -589,6 +589,43 @@ impl Reason {
     }
 }
 
+/// A move as the trainer names it: Chinese notation for Chinese text, WXF for English
+/// text (the notation English-speaking players write), so that a line keeps to one
+/// language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Named {
+    /// 炮二平五.
+    pub chinese: String,
+    /// C2.5.
+    pub wxf: String,
+}
+
+impl Named {
+    /// `m` in `pos`, named both ways.
+    pub fn of(pos: &Position, m: Move) -> Named {
+        let namer = crate::notation::MoveNamer::new(pos);
+        let style = crate::notation::Style::default();
+        Named {
+            chinese: namer.name(m, crate::notation::Notation::Chinese, style),
+            wxf: namer.name(m, crate::notation::Notation::Wxf, style),
+        }
+    }
+
+    /// The name for text in `lang`.
+    pub fn text(&self, lang: words::Lang) -> &str {
+        match lang {
+            words::Lang::Zh => &self.chinese,
+            words::Lang::En => &self.wxf,
+        }
+    }
+}
+
+impl fmt::Display for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.chinese)
+    }
+}
+
 /// The verdict on one move, with where it leaves the player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Judgement {

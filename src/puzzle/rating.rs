@@ -137,9 +137,17 @@ pub fn seed_of(m: Measure) -> f64 {
     r.clamp(SEED_RANGE.0, SEED_RANGE.1)
 }
 
+/// The deviation a puzzle starts with: smaller than a newcomer's 350, because its starting
+/// rating is measured, not guessed, so that one player's first attempts move the puzzle
+/// less than they move the player.
+pub const SEED_DEVIATION: f64 = 150.0;
+
 /// A puzzle's starting rating.
 pub fn seed(p: &Puzzle) -> Rating {
-    Rating::at(seed_of(measure(p)))
+    Rating {
+        deviation: SEED_DEVIATION,
+        ..Rating::at(seed_of(measure(p)))
+    }
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@ use std::str::FromStr;
 
 use crate::game::piece::Color;
 
-use super::Outlook;
 pub use super::Reason;
 use super::attempt::{Ending, Hint, Played};
 use super::{Feedback, Goal};
+use super::{Named, Outlook};
 
 /// The language of the trainer's words.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,6 +72,14 @@ pub fn side(lang: Lang, c: Color) -> &'static str {
         (Lang::Zh, Color::Red) => "红方",
         (Lang::Zh, Color::Black) => "黑方",
         (Lang::En, c) => c.name(),
+    }
+}
+
+/// Who is to move, under a board: "红方走棋", "red to move".
+pub fn to_move(lang: Lang, c: Color) -> String {
+    match lang {
+        Lang::Zh => format!("{}走棋", side(lang, c)),
+        Lang::En => format!("{} to move", c.name()),
     }
 }
 
@@ -173,7 +181,7 @@ fn loss_of_goal(lang: Lang, win_goal: bool, now: Outlook) -> String {
 /// The judgement of the player's move, one line: "车二进六：最佳，还有3步杀", "h2h8: good:
 /// still wins, 2 moves slower than the best".
 pub fn judgement(lang: Lang, goal: Goal, p: &Played) -> String {
-    let m = &p.text;
+    let m = p.mv.text(lang);
     match p.feedback {
         Feedback::Best => {
             let more = match p.now {
@@ -208,6 +216,7 @@ pub fn judgement(lang: Lang, goal: Goal, p: &Played) -> String {
                 });
             }
             if let Some(r) = &p.refutation {
+                let r = r.text(lang);
                 s.push_str(&match lang {
                     Lang::Zh => format!("；对方可应{r}"),
                     Lang::En => format!("; refutation {r}"),
@@ -221,7 +230,8 @@ pub fn judgement(lang: Lang, goal: Goal, p: &Played) -> String {
 
 /// The computer's reply, labelled by its role: defence against a win, attack against a
 /// draw.
-pub fn reply(lang: Lang, goal: Goal, mover: Color, text: &str) -> String {
+pub fn reply(lang: Lang, goal: Goal, mover: Color, named: &Named) -> String {
+    let text = named.text(lang);
     match (lang, goal.win) {
         (Lang::Zh, true) => format!("{}应着：{text}", side(lang, mover)),
         (Lang::Zh, false) => format!("{}攻着：{text}", side(lang, mover)),
@@ -294,10 +304,28 @@ pub fn hint(lang: Lang, h: &Hint) -> String {
                 piece.kind.name()
             )
         }
-        (Lang::Zh, Hint::Move(m)) => format!("提示：{m}"),
-        (Lang::En, Hint::Move(m)) => format!("hint: {m}"),
+        (Lang::Zh, Hint::Move(m)) => format!("提示：{}", m.chinese),
+        (Lang::En, Hint::Move(m)) => format!("hint: {}", m.wxf),
         (Lang::Zh, Hint::Lost) => "提示：此处已无着法能达成目标（undo 悔棋）".to_string(),
         (Lang::En, Hint::Lost) => "hint: no move keeps the goal from here (undo)".to_string(),
+    }
+}
+
+/// The solution from here: "答案：帅五进一 士５进６ …", "solution: K5+1 A4+5 …" (WXF in
+/// English), or that no move keeps the goal.
+pub fn solution(lang: Lang, line: &[Named]) -> String {
+    if line.is_empty() {
+        return lang
+            .pick(
+                "答案：此处已无着法能达成目标（undo 悔棋）",
+                "solution: no move keeps the goal from here (undo)",
+            )
+            .to_string();
+    }
+    let moves: Vec<&str> = line.iter().map(|m| m.text(lang)).collect();
+    match lang {
+        Lang::Zh => format!("答案：{}", moves.join(" ")),
+        Lang::En => format!("solution: {}", moves.join(" ")),
     }
 }
 
@@ -376,11 +404,17 @@ mod tests {
     fn a_mistake_says_what_was_lost() {
         let g: Goal = "红先胜".parse().unwrap();
         let played = |now| Played {
-            text: "车二进六".into(),
+            mv: Named {
+                chinese: "车二进六".into(),
+                wxf: "R2+6".into(),
+            },
             feedback: Feedback::Mistake,
             now,
             reason: None,
-            refutation: Some("将５平４".into()),
+            refutation: Some(Named {
+                chinese: "将５平４".into(),
+                wxf: "K5.4".into(),
+            }),
             defence: None,
             ending: None,
         };
@@ -399,5 +433,58 @@ mod tests {
             ..played(Outlook::Win(20))
         };
         assert!(judgement(Lang::En, g, &slow).contains("still wins, 2 moves slower"));
+    }
+
+    /// One language a line: English lines name moves in WXF and hold no Chinese character;
+    /// Chinese lines name them in Chinese notation, red's files 一..九, black's １..９.
+    #[test]
+    fn each_line_keeps_to_its_language() {
+        let pos: crate::Position = "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w".parse().unwrap();
+        let m = crate::notation::parse_move(&pos, "e0e1").unwrap();
+        let general = Named::of(&pos, m);
+        assert_eq!(
+            (general.chinese.as_str(), general.wxf.as_str()),
+            ("帅五进一", "K5+1")
+        );
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        let r = crate::notation::parse_move(&after, "e8f7").unwrap();
+        let advisor = Named::of(&after, r);
+        assert_eq!(
+            (advisor.chinese.as_str(), advisor.wxf.as_str()),
+            ("士５进６", "A5+6")
+        );
+        let g: Goal = "红先胜".parse().unwrap();
+        let best = Played {
+            mv: general,
+            feedback: Feedback::Best,
+            now: Outlook::Win(4),
+            reason: None,
+            refutation: None,
+            defence: Some(advisor.clone()),
+            ending: None,
+        };
+        let han = |t: &str| t.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+        let english = [
+            judgement(Lang::En, g, &best),
+            reply(Lang::En, g, Color::Black, &advisor),
+            solution(Lang::En, &[best.mv.clone(), advisor.clone()]),
+            hint(Lang::En, &Hint::Move(best.mv.clone())),
+        ];
+        assert_eq!(english[0], "K5+1: best: mate in 2 moves more");
+        assert_eq!(english[1], "black defends: A5+6");
+        for t in &english {
+            assert!(!han(t), "a Chinese character in an English line: {t}");
+        }
+        assert_eq!(judgement(Lang::Zh, g, &best), "帅五进一：最佳，还有2步杀");
+        assert_eq!(
+            reply(Lang::Zh, g, Color::Black, &advisor),
+            "黑方应着：士５进６"
+        );
+        let draw: Goal = "红先和".parse().unwrap();
+        assert_eq!(
+            reply(Lang::En, draw, Color::Black, &advisor),
+            "black attacks: A5+6"
+        );
     }
 }

@@ -319,8 +319,24 @@ async fn puzzles(State(state): State<Shared>) -> ApiResult {
     Ok(Json(JsonValue::Array(list)))
 }
 
-/// `GET /api/progress`: the player's rating, streak and counts.
-async fn player_progress(State(state): State<Shared>) -> ApiResult {
+#[derive(Deserialize)]
+struct ProgressQuery {
+    /// The next puzzle from this collection only.
+    collection: Option<String>,
+    /// The next puzzle with this tag only.
+    tag: Option<String>,
+}
+
+/// `GET /api/progress?collection=C&tag=T`: the player's rating, streak and counts, and
+/// the puzzle to do next (among those of the collection and tag, when given): a review
+/// that is due, else the untried puzzle rated nearest the player, as `canju puzzle play`
+/// with no id chooses.
+async fn player_progress(
+    State(state): State<Shared>,
+    q: Result<Query<ProgressQuery>, QueryRejection>,
+) -> ApiResult {
+    use canju::puzzle::progress::Why;
+    let q = query(q)?;
     let progress = tokio::task::spawn_blocking(recorded_progress)
         .await
         .unwrap_or_default();
@@ -342,6 +358,27 @@ async fn player_progress(State(state): State<Shared>) -> ApiResult {
                 .is_some_and(|d| d <= now)
         })
         .count();
+    let chosen: Vec<Puzzle> = state
+        .puzzles
+        .iter()
+        .filter(|p| {
+            q.collection
+                .as_deref()
+                .is_none_or(|c| c.is_empty() || p.collection == c)
+        })
+        .filter(|p| {
+            q.tag
+                .as_deref()
+                .is_none_or(|t| t.is_empty() || p.entry.tags.iter().any(|x| x == t))
+        })
+        .cloned()
+        .collect();
+    let next = progress.next(&chosen, now).map(|(p, why)| {
+        json!({
+            "id": p.entry.id,
+            "why": match why { Why::Due => "due", Why::New => "new" },
+        })
+    });
     let me = progress.player_rating();
     Ok(Json(json!({
         "rating": me.shown(),
@@ -351,10 +388,8 @@ async fn player_progress(State(state): State<Shared>) -> ApiResult {
         "helped": count("helped"),
         "failed": count("failed"),
         "due": due,
-        "next": progress.next(&state.puzzles, now).map(|(p, why)| json!({
-            "id": p.entry.id,
-            "why": match why { canju::puzzle::progress::Why::Due => "due", canju::puzzle::progress::Why::New => "new" },
-        })),
+        "next": next,
+        "next_review": progress.next_review(),
     })))
 }
 
@@ -834,7 +869,7 @@ async fn index(State(state): State<Shared>) -> Json<JsonValue> {
             "GET /api/probe?fen=FEN&rules=asian|none",
             "GET /api/solve?fen=FEN&max_moves=N&time=SECONDS&checks_only=true&mate_only=true",
             "GET /api/puzzles",
-            "GET /api/progress",
+            "GET /api/progress?collection=C&tag=T",
             "GET /api/puzzles/{id}",
             "POST /api/puzzles/{id}/check {\"moves\": [...]}",
             "GET /api/theory?claim=CLAIM&limit=N",

@@ -112,7 +112,7 @@ pub fn probe(tb: &Tablebase, pos: &Position, limit: bool) -> Result<ProbeReport,
         side_to_move: pos.turn().name(),
         material: material.to_string(),
         material_chinese: material.chinese(),
-        rules: table.header().rules.clone(),
+        rules: rules_name(&table.header().rules),
         verdict: value.verdict(),
         plies: value.plies(),
         by_rule: rule_level(value),
@@ -234,7 +234,7 @@ pub fn stats(
     };
     Ok(StatsReport {
         material: h.material.clone(),
-        rules: h.rules.clone(),
+        rules: rules_name(&h.rules),
         far_entries: table.far_list().len(),
         red_to_move: side(Color::Red),
         black_to_move: side(Color::Black),
@@ -343,4 +343,10 @@ pub fn verify_family(
         }
     }
     Ok(total)
+}
+
+/// The rule set a header names, as the command line names it (`none`, `asian`); a name no
+/// rule set has is kept as it is.
+fn rules_name(header: &str) -> String {
+    Rules::from_header(header).map_or_else(|| header.to_string(), |r| r.name().to_string())
 }
