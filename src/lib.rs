@@ -44,7 +44,8 @@
 //! let judge = Judge::new(None);
 //! let mut attempt = Attempt::new(p, &judge);
 //! let first = attempt.play_text("卒４平５").unwrap();
-//! assert_eq!(first.defence.as_deref(), Some("帅五平六"));
+//! let defence = first.defence.unwrap();
+//! assert_eq!((defence.chinese.as_str(), defence.wxf.as_str()), ("帅五平六", "K5.6"));
 //! attempt.play_text("车６进１").unwrap();
 //! assert_eq!(attempt.status(), &Status::Solved { clean: true });
 //! ```
