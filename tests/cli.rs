@@ -94,6 +94,36 @@ fn moves_lists_every_notation() {
 }
 
 #[test]
+fn moves_say_what_each_attacks() {
+    // 炮二平五 aims at the central 卒, which has not crossed the river: no chase (闲)
+    let o = canju(["moves", "--attacks"]);
+    assert!(
+        stdout(&o).lines().any(|l| l == "炮二平五  闲"),
+        "{}",
+        stdout(&o)
+    );
+    // the chariot turns on a loose horse: 捉, and to the general's file or rank: 将
+    let fen = "3k5/9/9/9/2n6/9/9/9/9/R3K4 w";
+    let o = canju(["moves", "--fen", fen, "--attacks"]);
+    let text = stdout(&o);
+    assert!(text.lines().any(|l| l == "车九进五  捉 马c5"), "{text}");
+    assert!(text.lines().any(|l| l == "车九平六  将"), "{text}");
+    let o = canju(["moves", "--fen", fen, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let chase = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["iccs"] == "a0a5")
+        .unwrap();
+    assert_eq!(chase["attack"], "chase");
+    assert_eq!(chase["attack_zh"], "捉");
+    assert_eq!(chase["chases"][0]["target"], "c5");
+    assert_eq!(chase["chases"][0]["piece"], "horse");
+    assert_eq!(chase["chases"][0]["reason"], "unprotected");
+}
+
+#[test]
 fn black_moves_use_full_width_digits_unless_asked() {
     let fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1";
     let o = canju(["moves", "--fen", fen]);

@@ -3,6 +3,7 @@
 use std::ffi::OsString;
 use std::io::IsTerminal;
 
+use canju::game::threat;
 use canju::notation::{self, Notation, Style};
 use canju::render::terminal;
 
@@ -32,12 +33,33 @@ struct MoveTexts {
     iccs: String,
     wxf: String,
     chinese: String,
+    attack: &'static str,
+    attack_zh: &'static str,
+    chases: Vec<ChaseText>,
+}
+
+#[derive(serde::Serialize)]
+struct ChaseText {
+    from: String,
+    target: String,
+    piece: &'static str,
+    reason: &'static str,
+}
+
+/// A move's attack in a few words: "捉 马 c5", "将", "闲".
+fn attack_words(a: &threat::Attack) -> String {
+    let mut s = a.kind().chinese().to_string();
+    for c in &a.chases {
+        s.push_str(&format!(" {}{}", c.piece.chinese(), c.target));
+    }
+    s
 }
 
 pub fn moves(
     fen: &Option<OsString>,
     notation: Notation,
     ascii_digits: bool,
+    attacks: bool,
     json: bool,
 ) -> CliResult {
     let pos = position_arg(fen)?;
@@ -47,16 +69,36 @@ pub fn moves(
     if json {
         let list: Vec<MoveTexts> = legal
             .iter()
-            .map(|&m| MoveTexts {
-                iccs: namer.name(m, Notation::Iccs, style),
-                wxf: namer.name(m, Notation::Wxf, style),
-                chinese: namer.name(m, Notation::Chinese, style),
+            .map(|&m| {
+                let a = threat::attack_of(&pos, m);
+                MoveTexts {
+                    iccs: namer.name(m, Notation::Iccs, style),
+                    wxf: namer.name(m, Notation::Wxf, style),
+                    chinese: namer.name(m, Notation::Chinese, style),
+                    attack: a.kind().name(),
+                    attack_zh: a.kind().chinese(),
+                    chases: a
+                        .chases
+                        .iter()
+                        .map(|c| ChaseText {
+                            from: c.from.to_string(),
+                            target: c.target.to_string(),
+                            piece: c.piece.kind.name(),
+                            reason: c.reason.name(),
+                        })
+                        .collect(),
+                }
             })
             .collect();
         super::print_json(&list)?;
     } else {
         for &m in legal.iter() {
-            outln!("{}", namer.name(m, notation, style));
+            let name = namer.name(m, notation, style);
+            if attacks {
+                outln!("{name}  {}", attack_words(&threat::attack_of(&pos, m)));
+            } else {
+                outln!("{name}");
+            }
         }
     }
     Ok(())

@@ -101,7 +101,12 @@ enum Command {
         /// Black's numbers as 1..9 instead of full-width １..９ (Chinese notation).
         #[arg(long)]
         ascii_digits: bool,
-        /// An array of {"iccs", "wxf", "chinese"} objects.
+        /// What each move attacks, as the 棋例 judge a repetition: 将 (check), 杀 (a threat
+        /// of mate next move), 捉 (a threat to win a piece, with its targets) or 闲.
+        #[arg(long)]
+        attacks: bool,
+        /// An array of {"iccs", "wxf", "chinese", "attack", "attack_zh", "chases": [{"from",
+        /// "target", "piece", "reason"}]} objects.
         #[arg(long)]
         json: bool,
     },
@@ -653,8 +658,9 @@ pub fn run() -> Job {
             fen,
             notation,
             ascii_digits,
+            attacks,
             json,
-        }) => board::moves(&fen, notation, ascii_digits, json),
+        }) => board::moves(&fen, notation, ascii_digits, attacks, json),
         Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
         Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
         Some(Command::Diagram {

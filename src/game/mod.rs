@@ -17,3 +17,4 @@ pub mod perft;
 pub mod piece;
 pub(crate) mod position;
 pub(crate) mod square;
+pub mod threat;

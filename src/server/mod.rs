@@ -576,10 +576,12 @@ struct MovesQuery {
     fen: Option<String>,
     /// Moves to play first, comma-separated, any notation.
     play: Option<String>,
+    /// Each move's attack as well (将, 杀, 捉 or 闲).
+    attacks: Option<bool>,
 }
 
-/// `GET /api/moves?fen=…&play=m1,m2`: the position after the moves, its legal moves, and
-/// whether the game is over.
+/// `GET /api/moves?fen=…&play=m1,m2&attacks=true`: the position after the moves, its legal
+/// moves (with what each attacks, when asked), and whether the game is over.
 async fn moves(q: Result<Query<MovesQuery>, QueryRejection>) -> ApiResult {
     let q = query(q)?;
     let played = list_arg(&q.play);
@@ -590,11 +592,29 @@ async fn moves(q: Result<Query<MovesQuery>, QueryRejection>) -> ApiResult {
         .legal_moves()
         .iter()
         .map(|&m| {
-            json!({
+            let mut j = json!({
                 "iccs": m.to_string(),
                 "chinese": namer.name(m, Notation::Chinese, style),
                 "wxf": namer.name(m, Notation::Wxf, style),
-            })
+            });
+            if q.attacks == Some(true) {
+                let a = canju::game::threat::attack_of(&pos, m);
+                j["attack"] = json!(a.kind().name());
+                j["attack_zh"] = json!(a.kind().chinese());
+                j["chases"] = a
+                    .chases
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "from": c.from.to_string(),
+                            "target": c.target.to_string(),
+                            "piece": c.piece.kind.name(),
+                            "reason": c.reason.name(),
+                        })
+                    })
+                    .collect();
+            }
+            j
         })
         .collect();
     let end = match pos.game_end() {

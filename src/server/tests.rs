@@ -65,6 +65,29 @@ fn moves_are_listed_and_bad_input_is_a_400_naming_it() {
         .await;
         assert_eq!(s, StatusCode::OK, "{j}");
         assert_eq!(j["side_to_move"], "red");
+        assert!(
+            j["moves"][0].get("attack").is_none(),
+            "only when asked: {j}"
+        );
+        // what each move attacks, when asked: the chariot turning on a loose horse chases it
+        let (s, j) = call(
+            &app,
+            "GET",
+            "/api/moves?fen=3k5/9/9/9/2n6/9/9/9/9/R3K4%20w&attacks=true",
+            None,
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{j}");
+        let chase = j["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["iccs"] == "a0a5")
+            .unwrap()
+            .clone();
+        assert_eq!(chase["attack"], "chase", "{chase}");
+        assert_eq!(chase["attack_zh"], "捉");
+        assert_eq!(chase["chases"][0]["target"], "c5");
         // a malformed FEN and an illegal position: both the client's
         let (s, j) = call(&app, "GET", "/api/moves?fen=xyz", None).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);

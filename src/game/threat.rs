@@ -1,0 +1,400 @@
+//! What a move attacks, in the terms the 棋例 use to judge a repeated position: 将 (a check),
+//! 杀 (a threat of mate next move), 捉 (a threat to win material next move) or 闲 (none of
+//! them). A side that plays 将, 杀 or 捉 (together, "打") on every move of a repetition
+//! plays 长打, which the rules forbid; the definitions and the reading canju takes where
+//! rule books differ are in `docs/long-attack.md`.
+//!
+//! The judgement of a move looks one move ahead and no further: the threat is what the
+//! mover could do next if the other side let it (a "pass"), and a capture is real only if
+//! it is legal (a pinned piece does not attack, and no piece may leave its general facing
+//! the other).
+
+use std::fmt;
+
+use super::movegen::GameEnd;
+use super::moves::{Move, MoveList};
+use super::piece::{Kind, Piece};
+use super::position::Position;
+use super::square::Square;
+
+/// Why an attacked piece counts as chased.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChaseReason {
+    /// Nothing can take back on its point: its capture wins it for nothing.
+    Unprotected,
+    /// A chariot attacked by a horse or a cannon, protected or not: the exchange wins
+    /// material either way.
+    Chariot,
+}
+
+impl ChaseReason {
+    /// Its name in JSON: `unprotected`, `chariot`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChaseReason::Unprotected => "unprotected",
+            ChaseReason::Chariot => "chariot",
+        }
+    }
+}
+
+/// One piece a move chases: the attacker (on its point after the move) and its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Chase {
+    /// The attacking piece's point after the move.
+    pub from: Square,
+    /// The attacking piece.
+    pub attacker: Piece,
+    /// The chased piece's point.
+    pub target: Square,
+    /// The chased piece.
+    pub piece: Piece,
+    /// Why it counts.
+    pub reason: ChaseReason,
+}
+
+/// What a move attacks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attack {
+    /// It gives check (将).
+    pub check: bool,
+    /// It does not check, but threatens checkmate next move (杀): if the other side let
+    /// it move again, the mover would mate at once.
+    pub mate_threat: bool,
+    /// The pieces it newly threatens to win next move (捉), checks aside.
+    pub chases: Vec<Chase>,
+}
+
+/// The class of a move in a repetition, the strongest that applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AttackKind {
+    /// 闲: no check, no threat of mate, no chase.
+    Idle,
+    /// 捉: a threat to win a piece.
+    Chase,
+    /// 杀: a threat of mate next move.
+    MateThreat,
+    /// 将: a check.
+    Check,
+}
+
+impl AttackKind {
+    /// The Chinese term: 将, 杀, 捉, 闲.
+    pub fn chinese(self) -> &'static str {
+        match self {
+            AttackKind::Check => "将",
+            AttackKind::MateThreat => "杀",
+            AttackKind::Chase => "捉",
+            AttackKind::Idle => "闲",
+        }
+    }
+
+    /// The English word, as JSON and English text write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AttackKind::Check => "check",
+            AttackKind::MateThreat => "mate-threat",
+            AttackKind::Chase => "chase",
+            AttackKind::Idle => "idle",
+        }
+    }
+
+    /// 打: a check, a threat of mate or a chase, what a 长打 repeats.
+    pub fn is_attack(self) -> bool {
+        self != AttackKind::Idle
+    }
+}
+
+impl fmt::Display for AttackKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Attack {
+    /// The strongest class that applies.
+    pub fn kind(&self) -> AttackKind {
+        if self.check {
+            AttackKind::Check
+        } else if self.mate_threat {
+            AttackKind::MateThreat
+        } else if !self.chases.is_empty() {
+            AttackKind::Chase
+        } else {
+            AttackKind::Idle
+        }
+    }
+}
+
+/// What the legal move `m` of the side to move in `pos` attacks.
+///
+/// - 将: the other side is in check after it.
+/// - 杀: no check, and if the other side passed, the mover would have a move that mates
+///   (将死; a stalemate threat is not 杀).
+/// - 捉: no check, and the move creates a legal capture that it did not have before (by the
+///   moving piece from its new point, or by a piece it uncovers) of a piece that nothing
+///   can take back on its point, or of a chariot by a horse or a cannon. Not counted: the
+///   general's and the soldiers' threats (the rules allow them to threaten on every move),
+///   a soldier that has not crossed the river as the target, and a piece of the attacker's
+///   own kind that can take the attacker back (an offer to exchange, 兑, which the rules
+///   allow).
+pub fn attack_of(pos: &Position, m: Move) -> Attack {
+    let mover = pos.turn();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_check() {
+        return Attack {
+            check: true,
+            ..Attack::default()
+        };
+    }
+    // the mover to move again: what it threatens
+    let mut threat = after.clone();
+    threat.pass_turn();
+    let legal = threat.legal_moves();
+    let mate_threat = legal.iter().any(|&t| {
+        let mut p = threat.clone();
+        p.play_unchecked(t);
+        matches!(p.game_end(), Some(GameEnd::Checkmate { .. }))
+    });
+    let mut chases = Vec::new();
+    for &c in legal.iter() {
+        let (Some(attacker), Some(piece)) = (threat.piece_at(c.from()), threat.piece_at(c.to()))
+        else {
+            continue;
+        };
+        debug_assert_eq!(attacker.color, mover);
+        if matches!(attacker.kind, Kind::General | Kind::Soldier) {
+            continue;
+        }
+        if piece.kind == Kind::Soldier && c.to().on_own_half(piece.color) {
+            continue;
+        }
+        // new: the same piece could not make this capture before the move
+        let was = if c.from() == m.to() {
+            m.from()
+        } else {
+            c.from()
+        };
+        if pos.is_legal(Move::new(was, c.to())) {
+            continue;
+        }
+        // 兑: the target, of the attacker's kind, can take the attacker first
+        if piece.kind == attacker.kind && after.is_legal(Move::new(c.to(), c.from())) {
+            continue;
+        }
+        let reason = if !protected(&threat, c) {
+            ChaseReason::Unprotected
+        } else if piece.kind == Kind::Chariot && matches!(attacker.kind, Kind::Horse | Kind::Cannon)
+        {
+            ChaseReason::Chariot
+        } else {
+            continue;
+        };
+        chases.push(Chase {
+            from: c.from(),
+            attacker,
+            target: c.to(),
+            piece,
+            reason,
+        });
+    }
+    Attack {
+        check: false,
+        mate_threat,
+        chases,
+    }
+}
+
+/// Whether, after the capture `c` in `pos`, the captured piece's side can take back on its
+/// point with a legal move (pins and the facing generals taken into account).
+fn protected(pos: &Position, c: Move) -> bool {
+    let mut p = pos.clone();
+    p.play_unchecked(c);
+    let mut list = MoveList::new();
+    p.pseudo_moves(&mut list);
+    list.iter()
+        .any(|&r| r.to() == c.to() && p.is_legal_pseudo(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attack(fen: &str, mv: &str) -> Attack {
+        let pos: Position = fen.parse().unwrap();
+        let m = crate::notation::parse_move(&pos, mv).unwrap();
+        attack_of(&pos, m)
+    }
+
+    fn kind(fen: &str, mv: &str) -> AttackKind {
+        attack(fen, mv).kind()
+    }
+
+    /// Over random games from the start: 将 agrees with the move generator's own check
+    /// test, and every chase is a legal capture, after the move, of a piece the rules let be
+    /// chased, by a piece whose threats count.
+    #[test]
+    fn classes_agree_with_the_rules_over_random_games() {
+        let mut rand = crate::game::movegen::xorshift(0x5eed);
+        let (mut chases, mut threats) = (0, 0);
+        for _ in 0..12 {
+            let mut pos = Position::start();
+            for _ in 0..60 {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                for &m in legal.iter() {
+                    let a = attack_of(&pos, m);
+                    assert_eq!(a.check, pos.gives_check(m), "{pos} {m}");
+                    threats += usize::from(a.mate_threat);
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    after.pass_turn();
+                    for c in &a.chases {
+                        chases += 1;
+                        assert!(
+                            after.is_legal(Move::new(c.from, c.target)),
+                            "{pos} {m} {c:?}"
+                        );
+                        assert_eq!(after.piece_at(c.target), Some(c.piece));
+                        assert_eq!(c.piece.color, !pos.turn());
+                        assert!(!matches!(c.attacker.kind, Kind::General | Kind::Soldier));
+                        assert_ne!(c.piece.kind, Kind::General);
+                        assert!(
+                            c.piece.kind != Kind::Soldier || !c.target.on_own_half(c.piece.color)
+                        );
+                    }
+                }
+                let m = legal[(rand() % legal.len() as u64) as usize];
+                pos.play_unchecked(m);
+            }
+        }
+        // (the games do chase and threaten: the test is not empty)
+        assert!(
+            chases > 100 && threats > 0,
+            "{chases} chases, {threats} threats"
+        );
+    }
+
+    #[test]
+    fn a_check_is_jiang() {
+        // the chariot to the general's rank
+        assert_eq!(
+            kind("4k4/9/9/9/9/9/9/9/9/R2K5 w", "a0a9"),
+            AttackKind::Check
+        );
+    }
+
+    #[test]
+    fn an_unprotected_piece_attacked_anew_is_chased() {
+        // the chariot turns to attack the loose horse on c5
+        let a = attack("3k5/9/9/9/2n6/9/9/9/9/R3K4 w", "a0a5");
+        assert_eq!(a.kind(), AttackKind::Chase);
+        assert_eq!(a.chases.len(), 1);
+        assert_eq!(a.chases[0].target.to_string(), "c5");
+        assert_eq!(a.chases[0].from.to_string(), "a5");
+        assert_eq!(a.chases[0].reason, ChaseReason::Unprotected);
+        // protected by the chariot on c9 behind it: no chase
+        assert_eq!(
+            kind("2rk5/9/9/9/2n6/9/9/9/9/R3K4 w", "a0a5"),
+            AttackKind::Idle
+        );
+    }
+
+    #[test]
+    fn an_attack_that_was_already_there_is_not_new() {
+        // the chariot already attacked the horse along the rank; a general's step changes
+        // nothing
+        assert_eq!(
+            kind("3k5/9/9/9/R1n6/9/9/9/9/4K4 w", "e0e1"),
+            AttackKind::Idle
+        );
+    }
+
+    #[test]
+    fn an_uncrossed_soldier_is_not_chased_a_crossed_one_is() {
+        // black's soldier on c6 stands on its own half (ranks 5-9): not counted
+        assert_eq!(
+            kind("3k5/9/9/2p6/9/9/9/9/9/R3K4 w", "a0a6"),
+            AttackKind::Idle
+        );
+        // on c4 it has crossed the river: counted
+        let a = attack("3k5/9/9/9/9/2p6/9/9/9/R3K4 w", "a0a4");
+        assert_eq!(a.kind(), AttackKind::Chase);
+        assert_eq!(a.chases[0].piece.kind, Kind::Soldier);
+    }
+
+    #[test]
+    fn a_chariot_attacked_by_a_horse_counts_even_when_protected() {
+        // the horse from c4 to e5 attacks the chariot on d7, which the advisor on e8 protects
+        let a = attack("4k4/4a4/3r5/9/9/2N6/9/9/9/5K3 w", "c4e5");
+        assert_eq!(a.kind(), AttackKind::Chase, "{a:?}");
+        assert_eq!(a.chases.len(), 1, "{a:?}");
+        assert_eq!(a.chases[0].piece.kind, Kind::Chariot);
+        assert_eq!(a.chases[0].reason, ChaseReason::Chariot);
+        // the same chariot attacked by a chariot: protected, and able to take first (兑)
+        assert_eq!(
+            kind("4k4/4a4/3r5/9/9/9/9/9/9/R4K3 w", "a0a7"),
+            AttackKind::Idle
+        );
+    }
+
+    #[test]
+    fn the_generals_and_the_soldiers_threats_do_not_count() {
+        // the general steps next to a loose horse: allowed on every move
+        assert_eq!(
+            kind("3k5/9/9/9/9/9/9/9/3n5/4K4 w", "e0e1"),
+            AttackKind::Idle
+        );
+        // a crossed soldier steps beside a loose horse
+        assert_eq!(
+            kind("3k5/9/9/2n1P4/9/9/9/9/9/4K4 w", "e6d6"),
+            AttackKind::Idle
+        );
+    }
+
+    #[test]
+    fn a_pinned_attacker_does_not_attack() {
+        // the red chariot on e1 is pinned on the file by black's chariot on e8: from e2 it
+        // cannot take the horse on b2 without leaving its general in check
+        assert_eq!(
+            kind("3k5/4r4/9/9/9/9/9/1n7/4R4/4K4 w", "e1e2"),
+            AttackKind::Idle
+        );
+    }
+
+    #[test]
+    fn protection_that_would_face_the_generals_is_no_protection() {
+        // black's general on e9 "protects" the horse on e8, but taking back there would
+        // face red's general on the open e file: the horse is loose
+        // (the move threatens mate too, by a9: the horse blocks its own general's flight)
+        let a = attack("4k4/4n4/9/9/9/9/9/9/9/R3K4 w", "a0a8");
+        assert_eq!(a.chases.len(), 1, "{a:?}");
+        assert_eq!(a.chases[0].target.to_string(), "e8");
+        assert_eq!(a.chases[0].reason, ChaseReason::Unprotected);
+        assert_eq!(a.kind(), AttackKind::MateThreat);
+    }
+
+    #[test]
+    fn an_offer_to_exchange_is_not_a_chase() {
+        // chariot against a loose chariot on the same rank: 兑
+        assert_eq!(
+            kind("3k5/9/9/9/2r6/9/9/9/9/R3K4 w", "a0a5"),
+            AttackKind::Idle
+        );
+    }
+
+    #[test]
+    fn a_quiet_threat_of_mate_is_sha() {
+        // the chariot to h8 shuts the general on its back rank: the other goes to i9 and mates
+        let a = attack("4k4/9/9/9/9/9/9/9/9/3K3RR w", "h0h8");
+        assert_eq!(a.kind(), AttackKind::MateThreat, "{a:?}");
+        assert!(!a.check);
+        // the same chariot to h7 leaves the general rank 8: no threat
+        assert_eq!(
+            kind("4k4/9/9/9/9/9/9/9/9/3K3RR w", "h0h7"),
+            AttackKind::Idle
+        );
+    }
+}
