@@ -12,6 +12,7 @@ mod puzzle;
 mod solve;
 mod tb;
 mod theory;
+mod uci;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -391,6 +392,14 @@ enum Command {
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=3600))]
         idle_timeout: u32,
     },
+    /// Run as an engine for Xiangqi GUIs over UCI (or UCCI): the tables' perfect moves in
+    /// their material, the solver's proven mates elsewhere, and a labelled fallback move.
+    Uci {
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
+    },
     /// Draw a position on the terminal.
     Show {
         #[arg(long, value_parser = clap::value_parser!(OsString))]
@@ -663,6 +672,10 @@ pub fn run() -> Job {
         }) => board::moves(&fen, notation, ascii_digits, attacks, json),
         Some(Command::Apply { fen, moves }) => board::apply(&fen, &moves),
         Some(Command::Show { fen, ascii }) => board::show(&fen, ascii),
+        Some(Command::Uci {
+            dir: DirArg { dir },
+            rules: RulesArg { rules },
+        }) => common::table_dir(&dir).and_then(|d| uci::run(d, rules)),
         Some(Command::Diagram {
             fen,
             output,

@@ -1,0 +1,568 @@
+//! `canju uci`: canju as an engine for Xiangqi GUIs, over UCI (and UCCI, whose handshake is
+//! `ucci` / `ucciok` and whose last word is `bye`). A thin skin over the library: in table
+//! material the tables' perfect moves, elsewhere the mate solver's proof, and where neither
+//! decides a labelled fallback. Moves are ICCS coordinates (`h2e2`, ranks 0–9 from red's
+//! side), as Pikafish and UCCI write them.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use canju::game::material::Material;
+use canju::solver::{MAX_MOVES, Options, Solver, Verdict};
+use canju::tablebase::{Rules, Tablebase, Value};
+use canju::{GameEnd, Move, Position};
+
+use super::CliResult;
+
+/// The solver's bound when `go` names none (`depth`, `mate`), in moves.
+const DEFAULT_BOUND: u32 = 10;
+/// The time a bare `go` (no limit at all) thinks, at most.
+const DEFAULT_TIME: Duration = Duration::from_secs(10);
+/// The longest line shown from the tables, in plies.
+const TABLE_PV: usize = 24;
+
+/// Lines to the GUI, one at a time, flushed (the search thread and the reader share it).
+#[derive(Clone)]
+struct Out(Arc<Mutex<std::io::Stdout>>);
+
+impl Out {
+    fn send(&self, line: &str) {
+        let mut o = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // (a GUI that has gone away: nothing more to say to it)
+        let _ = writeln!(o, "{line}").and_then(|_| o.flush());
+    }
+}
+
+/// What `go` asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Limits {
+    depth: Option<u32>,
+    mate: Option<u32>,
+    movetime: Option<Duration>,
+    time_left: Option<Duration>,
+    increment: Duration,
+    infinite: bool,
+    nodes: Option<u64>,
+}
+
+impl Limits {
+    /// Reads `go`'s words; those of the other side's clock are read but not used.
+    fn parse(words: &[&str], red_to_move: bool) -> Result<Limits, String> {
+        let mut l = Limits::default();
+        let mut i = 0;
+        let number = |i: usize| -> Result<u64, String> {
+            let w = words
+                .get(i + 1)
+                .ok_or(format!("go: {} needs a number", words[i]))?;
+            w.parse::<u64>()
+                .map_err(|_| format!("go: {} {w}: not a number", words[i]))
+        };
+        let ms = |n: u64| Duration::from_millis(n);
+        while i < words.len() {
+            match words[i] {
+                "infinite" => l.infinite = true,
+                "depth" => l.depth = Some(number(i)?.clamp(1, u64::from(MAX_MOVES)) as u32),
+                "mate" => l.mate = Some(number(i)?.clamp(1, u64::from(MAX_MOVES)) as u32),
+                "nodes" => l.nodes = Some(number(i)?),
+                "movetime" => l.movetime = Some(ms(number(i)?)),
+                // (UCCI: `go time T increment I` for the side to move)
+                "time" => l.time_left = Some(ms(number(i)?)),
+                "increment" => l.increment = ms(number(i)?),
+                "wtime" | "btime" => {
+                    let n = number(i)?;
+                    if (words[i] == "wtime") == red_to_move {
+                        l.time_left = Some(ms(n));
+                    }
+                }
+                "winc" | "binc" => {
+                    let n = number(i)?;
+                    if (words[i] == "winc") == red_to_move {
+                        l.increment = ms(n);
+                    }
+                }
+                "movestogo" | "opptime" | "oppincrement" => {
+                    number(i)?;
+                }
+                // (searchmoves, ponder: not supported; the words after searchmoves are moves)
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            }
+            i += if matches!(words[i], "infinite") { 1 } else { 2 };
+        }
+        Ok(l)
+    }
+
+    /// The time the search may take.
+    fn budget(&self) -> Option<Duration> {
+        if self.infinite {
+            return None;
+        }
+        if let Some(t) = self.movetime {
+            return Some(t);
+        }
+        if let Some(left) = self.time_left {
+            // a twentieth of the clock and half the increment, never more than half the clock
+            return Some((left / 20 + self.increment / 2).min(left / 2));
+        }
+        if self.depth.is_some() || self.mate.is_some() || self.nodes.is_some() {
+            return None;
+        }
+        Some(DEFAULT_TIME)
+    }
+}
+
+/// The engine's settings (`setoption`).
+struct Settings {
+    dir: PathBuf,
+    rules: Rules,
+    threads: usize,
+    hash_mb: usize,
+}
+
+/// A search under way: its stop flag and the thread that answers `bestmove`.
+struct Search {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Solver>,
+}
+
+/// Runs the engine on standard input until `quit` (or `bye`, or the end of input).
+pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
+    let out = Out(Arc::new(Mutex::new(std::io::stdout())));
+    let mut settings = Settings {
+        dir,
+        rules,
+        threads: 1,
+        hash_mb: 64,
+    };
+    let mut pos = Position::start();
+    let mut solver = Some(Solver::new(settings.hash_mb));
+    let mut search: Option<Search> = None;
+    // (join the search under way, getting its solver back)
+    let finish = |search: &mut Option<Search>, solver: &mut Option<Solver>| {
+        if let Some(s) = search.take() {
+            s.stop.store(true, Ordering::Relaxed);
+            let back = s.handle.join().unwrap_or_else(|_| Solver::new(64));
+            *solver = Some(back);
+        }
+    };
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&command) = words.first() else {
+            continue;
+        };
+        match command {
+            "uci" | "ucci" => {
+                out.send(&format!("id name canju {}", env!("CARGO_PKG_VERSION")));
+                out.send("id author the canju developers");
+                out.send("option name TablebaseDir type string default tablebases");
+                out.send("option name Threads type spin default 1 min 1 max 256");
+                out.send("option name Hash type spin default 64 min 1 max 16384");
+                out.send("option name Rules type combo default asian var asian var none");
+                out.send(if command == "ucci" { "ucciok" } else { "uciok" });
+            }
+            "isready" => out.send("readyok"),
+            "ucinewgame" => {
+                finish(&mut search, &mut solver);
+                solver = Some(Solver::new(settings.hash_mb));
+            }
+            "setoption" => {
+                finish(&mut search, &mut solver);
+                match set_option(&mut settings, &words[1..]) {
+                    Ok(hash_changed) => {
+                        if hash_changed {
+                            solver = Some(Solver::new(settings.hash_mb));
+                        }
+                    }
+                    Err(e) => out.send(&format!("info string {e}")),
+                }
+            }
+            "position" => {
+                finish(&mut search, &mut solver);
+                match read_position(&words[1..]) {
+                    Ok(p) => pos = p,
+                    Err(e) => out.send(&format!("info string {e}; the position is unchanged")),
+                }
+            }
+            "go" => {
+                finish(&mut search, &mut solver);
+                let limits = match Limits::parse(&words[1..], pos.turn() == canju::Color::Red) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        out.send(&format!("info string {e}"));
+                        Limits::default()
+                    }
+                };
+                let stop = Arc::new(AtomicBool::new(false));
+                let job = Job {
+                    pos: pos.clone(),
+                    limits,
+                    tb: Tablebase::with_rules(&settings.dir, settings.rules),
+                    threads: settings.threads,
+                    stop: stop.clone(),
+                    out: out.clone(),
+                };
+                let mut s = solver
+                    .take()
+                    .unwrap_or_else(|| Solver::new(settings.hash_mb));
+                let handle = std::thread::spawn(move || {
+                    job.think(&mut s);
+                    s
+                });
+                search = Some(Search { stop, handle });
+            }
+            "stop" => finish(&mut search, &mut solver),
+            "quit" => break,
+            "bye" => {
+                out.send("bye");
+                break;
+            }
+            // (ponderhit, register, debug and the rest: nothing to do)
+            "ponderhit" | "register" | "debug" => {}
+            other => out.send(&format!("info string unknown command: {other}")),
+        }
+    }
+    finish(&mut search, &mut solver);
+    Ok(())
+}
+
+/// `setoption name NAME value VALUE` (UCI) or `setoption NAME VALUE` (UCCI); whether the
+/// hash size changed.
+fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
+    let (name, value) = match words.first() {
+        Some(&"name") => {
+            let at = words
+                .iter()
+                .position(|&w| w == "value")
+                .unwrap_or(words.len());
+            (
+                words[1..at].join(" "),
+                words.get(at + 1..).unwrap_or(&[]).join(" "),
+            )
+        }
+        Some(name) => (name.to_string(), words[1..].join(" ")),
+        None => return Err("setoption: which option?".to_string()),
+    };
+    match name.to_ascii_lowercase().as_str() {
+        "tablebasedir" => {
+            if value.is_empty() {
+                return Err("TablebaseDir: an empty path".to_string());
+            }
+            s.dir = PathBuf::from(value);
+        }
+        "threads" => {
+            s.threads = value
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=256).contains(n))
+                .ok_or(format!("Threads {value}: a number from 1 to 256"))?;
+        }
+        "hash" => {
+            s.hash_mb = value
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=16384).contains(n))
+                .ok_or(format!("Hash {value}: a number of MB from 1 to 16384"))?;
+            return Ok(true);
+        }
+        "rules" => s.rules = value.parse().map_err(|e| format!("Rules: {e}"))?,
+        _ => return Err(format!("no option named '{name}'")),
+    }
+    Ok(false)
+}
+
+/// `position startpos|fen FEN [moves m1 m2 …]`.
+fn read_position(words: &[&str]) -> Result<Position, String> {
+    let at = words
+        .iter()
+        .position(|&w| w == "moves")
+        .unwrap_or(words.len());
+    let mut pos = match words.first() {
+        Some(&"startpos") => Position::start(),
+        Some(&"fen") => {
+            let fen = words[1..at].join(" ");
+            fen.parse::<Position>()
+                .map_err(|e| format!("position fen: {e}"))?
+        }
+        _ => return Err("position: startpos or fen FEN, then moves".to_string()),
+    };
+    for (i, text) in words.get(at + 1..).unwrap_or(&[]).iter().enumerate() {
+        let m = canju::notation::parse_move(&pos, text)
+            .map_err(|e| format!("position: move {} {e}", i + 1))?;
+        pos.play_unchecked(m);
+    }
+    Ok(pos)
+}
+
+/// One `go`: everything the search thread needs.
+struct Job {
+    pos: Position,
+    limits: Limits,
+    tb: Tablebase,
+    threads: usize,
+    stop: Arc<AtomicBool>,
+    out: Out,
+}
+
+impl Job {
+    fn think(&self, solver: &mut Solver) {
+        let best = self.best_move(solver);
+        // `go infinite` answers only when told to stop
+        while self.limits.infinite && !self.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.out.send(&match best {
+            Some(m) => format!("bestmove {m}"),
+            None => "bestmove (none)".to_string(),
+        });
+    }
+
+    fn best_move(&self, solver: &mut Solver) -> Option<Move> {
+        let pos = &self.pos;
+        if let Some(end) = pos.game_end() {
+            self.out.send(&format!(
+                "info string the game is over: {}",
+                match end {
+                    GameEnd::Checkmate { .. } => "checkmate (将死)",
+                    GameEnd::Stalemate { .. } => "no legal move (困毙)",
+                }
+            ));
+            return None;
+        }
+        match self.tables_move() {
+            Ok(Some(m)) => return Some(m),
+            Ok(None) => {}
+            Err(e) => self
+                .out
+                .send(&format!("info string the tables: {e}; searching instead")),
+        }
+        self.solvers_move(solver)
+    }
+
+    /// The tables' best move, when the position's material has a table present.
+    fn tables_move(&self) -> Result<Option<Move>, canju::tablebase::TableError> {
+        let pos = &self.pos;
+        if pos.unreachable_piece().is_some() {
+            return Ok(None);
+        }
+        if self
+            .tb
+            .table_if_present(Material::of(pos).canonical())?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let value = self.tb.probe(pos)?;
+        let mut line = Vec::new();
+        let mut p = pos.clone();
+        while line.len() < TABLE_PV {
+            let ranked = self.tb.rank_moves(&p)?;
+            let Some(first) = ranked.first() else { break };
+            line.push(first.mv);
+            p.play_unchecked(first.mv);
+            if value == Value::Draw && line.len() >= 8 {
+                break;
+            }
+        }
+        let pv: Vec<String> = line.iter().map(Move::to_string).collect();
+        let score = match value {
+            Value::Win(n) => format!("mate {}", n.div_ceil(2)),
+            Value::Loss(n) => format!("mate -{}", n / 2),
+            Value::Draw => "cp 0".to_string(),
+            Value::RuleWin(_) => "cp 10000".to_string(),
+            Value::RuleLoss(_) => "cp -10000".to_string(),
+        };
+        if let Value::RuleWin(level) | Value::RuleLoss(level) = value {
+            self.out.send(&format!(
+                "info string {} by the perpetual-check rule (长将作负), level {level}: the loser escapes mate only by checking forever; the tables hold no distance to mate, so the score is not a mate score",
+                if value.is_win() { "won" } else { "lost" }
+            ));
+        }
+        self.out.send(&format!(
+            "info depth {} score {score} pv {}",
+            line.len().max(1),
+            pv.join(" ")
+        ));
+        self.out.send(&format!(
+            "info string the tables ({}, rules {}): {}",
+            Material::of(pos).canonical(),
+            self.tb.rules().name(),
+            value.describe()
+        ));
+        Ok(line.first().copied())
+    }
+
+    fn options(&self, max_moves: u32, time: Option<Duration>) -> Options {
+        let mut o = Options::new(max_moves);
+        o.stop = self.stop.clone();
+        o.time = time;
+        o.max_nodes = self.limits.nodes;
+        o
+    }
+
+    /// The solver's proof, else the fallback.
+    fn solvers_move(&self, solver: &mut Solver) -> Option<Move> {
+        let started = Instant::now();
+        let budget = self.limits.budget();
+        let bound = self
+            .limits
+            .mate
+            .or(self.limits.depth)
+            .unwrap_or(if self.limits.infinite {
+                MAX_MOVES
+            } else {
+                DEFAULT_BOUND
+            });
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads)
+            .build()
+            .ok();
+        let tb = Some(&self.tb);
+        let options = self.options(bound, budget);
+        let solved = match &pool {
+            Some(pool) => pool.install(|| solver.solve(&self.pos, &options, tb)),
+            None => solver.solve(&self.pos, &options, tb),
+        };
+        let ms = started.elapsed().as_millis();
+        match solved {
+            Ok(s) => {
+                if let Verdict::Win { plies } = s.verdict {
+                    let pv: Vec<String> = s.pv.iter().map(Move::to_string).collect();
+                    self.out.send(&format!(
+                        "info depth {} score mate {} nodes {} time {ms} pv {}",
+                        plies.div_ceil(2),
+                        plies.div_ceil(2),
+                        s.nodes,
+                        pv.join(" ")
+                    ));
+                    self.out.send(&format!(
+                        "info string a forced {} proven by canju's solver",
+                        if s.mate_only {
+                            "mate"
+                        } else {
+                            "win (将死 or 困毙)"
+                        }
+                    ));
+                    return s.pv.first().copied();
+                }
+                let searched = s.searched_plies.div_ceil(2);
+                self.out.send(&format!(
+                    "info depth {searched} nodes {} time {ms}",
+                    s.nodes
+                ));
+                self.out.send(&match s.verdict {
+                    Verdict::None => {
+                        format!("info string proven: no forced win within {bound} moves")
+                    }
+                    _ => {
+                        format!("info string stopped: no forced win within {searched} moves proven")
+                    }
+                });
+            }
+            Err(canju::solver::SolveError::Stopped) => {
+                self.out.send("info string stopped before the first answer");
+            }
+            Err(e) => self.out.send(&format!("info string the solver: {e}")),
+        }
+        self.fallback(solver)
+    }
+
+    /// Neither the tables nor a proof decided: the first legal move (in canju's move
+    /// order) after which the solver proves the opponent has no mate in one; else the first
+    /// legal move. Labelled as what it is: a legal move, not a judgement of strength.
+    fn fallback(&self, solver: &mut Solver) -> Option<Move> {
+        let legal = self.pos.legal_moves();
+        let quick = self.options(1, Some(Duration::from_millis(20)));
+        let safe = legal.iter().copied().find(|&m| {
+            let mut p = self.pos.clone();
+            p.play_unchecked(m);
+            matches!(
+                solver.mate_distance(&p, p.turn(), 1, &quick, Some(&self.tb)),
+                Ok(None)
+            )
+        });
+        let (m, why) = match safe {
+            Some(m) => (
+                m,
+                "the first legal move after which the opponent has no mate in one",
+            ),
+            None => (
+                legal[0],
+                "the first legal move (every move allows a mate in one)",
+            ),
+        };
+        self.out.send(&format!("info depth 1 score cp 0 pv {m}"));
+        self.out.send(&format!(
+            "info string fallback: no table and no proven win; {m} is {why}, not a judgement of strength"
+        ));
+        Some(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_reads_its_limits() {
+        let l = Limits::parse(&["wtime", "60000", "btime", "1000", "winc", "2000"], true).unwrap();
+        assert_eq!(l.time_left, Some(Duration::from_secs(60)));
+        assert_eq!(l.budget(), Some(Duration::from_millis(4000)));
+        let l = Limits::parse(&["wtime", "60000", "btime", "1000"], false).unwrap();
+        assert_eq!(l.budget(), Some(Duration::from_millis(50)));
+        let l = Limits::parse(&["mate", "3"], true).unwrap();
+        assert_eq!((l.mate, l.budget()), (Some(3), None));
+        let l = Limits::parse(&["infinite"], true).unwrap();
+        assert!(l.infinite && l.budget().is_none());
+        assert_eq!(
+            Limits::parse(&[], true).unwrap().budget(),
+            Some(DEFAULT_TIME)
+        );
+        let l = Limits::parse(&["movetime", "250"], true).unwrap();
+        assert_eq!(l.budget(), Some(Duration::from_millis(250)));
+        assert!(Limits::parse(&["depth", "x"], true).is_err());
+        assert!(Limits::parse(&["depth"], true).is_err());
+    }
+
+    #[test]
+    fn options_in_both_syntaxes() {
+        let mut s = Settings {
+            dir: PathBuf::from("t"),
+            rules: Rules::Asian,
+            threads: 1,
+            hash_mb: 64,
+        };
+        assert!(!set_option(&mut s, &["name", "Threads", "value", "2"]).unwrap());
+        assert_eq!(s.threads, 2);
+        assert!(set_option(&mut s, &["Hash", "128"]).unwrap());
+        assert_eq!(s.hash_mb, 128);
+        set_option(&mut s, &["name", "TablebaseDir", "value", "my", "tables"]).unwrap();
+        assert_eq!(s.dir, PathBuf::from("my tables"));
+        set_option(&mut s, &["name", "Rules", "value", "none"]).unwrap();
+        assert_eq!(s.rules, Rules::None);
+        assert!(set_option(&mut s, &["name", "Threads", "value", "0"]).is_err());
+        assert!(set_option(&mut s, &["name", "Colour", "value", "red"]).is_err());
+    }
+
+    #[test]
+    fn positions_with_moves() {
+        let p = read_position(&["startpos", "moves", "h2e2", "h9g7"]).unwrap();
+        assert_eq!(p.turn(), canju::Color::Red);
+        let p =
+            read_position(&["fen", "4k4/9/9/9/9/9/9/9/9/R2K5", "w", "-", "-", "0", "1"]).unwrap();
+        assert_eq!(p.piece_count(), 3);
+        assert!(
+            read_position(&["startpos", "moves", "a0a5"])
+                .unwrap_err()
+                .contains("move 1")
+        );
+        assert!(read_position(&["nowhere"]).is_err());
+    }
+}

@@ -1,0 +1,216 @@
+//! `canju uci` driven as a GUI drives an engine: a conversation over pipes, each answer
+//! waited for line by line.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use common::{TempDir, build_tables};
+
+/// The engine, its input, and its output lines as they come.
+struct Engine {
+    child: Child,
+    input: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start(dir: &str) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_canju"))
+            .args(["uci", "--dir", dir])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            input,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.input, "{line}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// The lines up to and including the first that starts with `last`.
+    fn until(&self, last: &str) -> Vec<String> {
+        let mut got = Vec::new();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(30)) {
+                Ok(l) => {
+                    let done = l.starts_with(last);
+                    got.push(l);
+                    if done {
+                        return got;
+                    }
+                }
+                Err(e) => panic!("no '{last}' ({e}); so far: {got:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_gui_conversation_tables_solver_fallback_and_stop() {
+    let dir = TempDir::new("uci");
+    build_tables(
+        &canju::tablebase::Tablebase::with_rules(&dir.0, canju::tablebase::Rules::Asian),
+        "KNKA",
+    );
+    let mut e = Engine::start(dir.arg());
+
+    // the handshake, its options
+    e.send("uci");
+    let hello = e.until("uciok");
+    assert!(hello[0].starts_with("id name canju"), "{hello:?}");
+    for option in ["TablebaseDir", "Threads", "Hash", "Rules"] {
+        assert!(
+            hello
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {option} type"))),
+            "{option}: {hello:?}"
+        );
+    }
+    e.send("setoption name Threads value 2");
+    e.send("isready");
+    assert_eq!(e.until("readyok"), ["readyok"]);
+
+    // table material: the tables' perfect move at once, with the distance as a mate score
+    e.send("ucinewgame");
+    e.send("position fen 3a5/4k4/9/4N4/9/9/9/9/9/3K5 w - - 0 1");
+    e.send("go wtime 60000 btime 60000");
+    let answer = e.until("bestmove");
+    assert!(
+        answer
+            .iter()
+            .any(|l| l.starts_with("info depth") && l.contains("score mate 6 pv e6c7")),
+        "{answer:?}"
+    );
+    assert_eq!(answer.last().unwrap(), "bestmove e6c7");
+    // a bare general each: a draw, cp 0
+    e.send("position fen 4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1");
+    e.send("go depth 5");
+    let answer = e.until("bestmove");
+    assert!(
+        answer.iter().any(|l| l.contains("score cp 0")),
+        "{answer:?}"
+    );
+
+    // beyond the tables: the solver's proof (马后炮, mate in 3), moves played from it
+    e.send("position fen 3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1 moves e0e1 e8f7");
+    e.send("go mate 2");
+    let answer = e.until("bestmove");
+    assert!(
+        answer
+            .iter()
+            .any(|l| l.contains("score mate 2") && l.contains("pv g0d0 f7e8 c5d7")),
+        "{answer:?}"
+    );
+    assert_eq!(answer.last().unwrap(), "bestmove g0d0");
+
+    // nothing proven: a labelled fallback, still a legal move
+    e.send("position startpos");
+    e.send("go depth 2");
+    let answer = e.until("bestmove");
+    assert!(
+        answer
+            .iter()
+            .any(|l| l.starts_with("info string fallback:")),
+        "{answer:?}"
+    );
+    let best = answer
+        .last()
+        .unwrap()
+        .strip_prefix("bestmove ")
+        .unwrap()
+        .to_string();
+    let start = canju::Position::start();
+    assert!(canju::notation::parse_move(&start, &best).is_ok(), "{best}");
+
+    // infinite until stop: nothing before it, the answer soon after it
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(e.lines.try_iter().all(|l| !l.starts_with("bestmove")));
+    let asked = Instant::now();
+    e.send("stop");
+    let answer = e.until("bestmove");
+    let took = asked.elapsed();
+    // (the engine answers within a few milliseconds; a loaded machine gets some slack)
+    assert!(
+        took < Duration::from_millis(1000),
+        "stop took {took:?}: {answer:?}"
+    );
+
+    // bad input: said, and the engine goes on
+    e.send("position fen not-a-fen");
+    e.send("frobnicate");
+    e.send("go depth x");
+    e.send("isready");
+    let said = e.until("readyok");
+    assert!(
+        said.iter()
+            .any(|l| l.starts_with("info string position fen:")),
+        "{said:?}"
+    );
+    assert!(
+        said.iter()
+            .any(|l| l == "info string unknown command: frobnicate"),
+        "{said:?}"
+    );
+    assert!(
+        said.iter()
+            .any(|l| l.starts_with("info string go: depth x")),
+        "{said:?}"
+    );
+    // (the go with a bad word searched with the defaults: its answer)
+    e.send("stop");
+    e.until("bestmove");
+    // a position already mated: no move
+    e.send("position fen 3k1a3/4a4/3N5/9/9/9/9/9/4K4/3C5 b - - 5 3");
+    e.send("go");
+    let answer = e.until("bestmove");
+    assert_eq!(answer.last().unwrap(), "bestmove (none)", "{answer:?}");
+    e.send("quit");
+    let status = e.child.wait().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn ucci_is_the_same_engine_with_its_own_handshake() {
+    let dir = TempDir::new("ucci");
+    let mut e = Engine::start(dir.arg());
+    e.send("ucci");
+    let hello = e.until("ucciok");
+    assert!(hello[0].starts_with("id name canju"), "{hello:?}");
+    e.send("setoption Hash 16");
+    e.send("position fen 3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1");
+    e.send("go depth 3");
+    assert_eq!(e.until("bestmove").last().unwrap(), "bestmove e0e1");
+    e.send("bye");
+    assert_eq!(e.until("bye"), ["bye"]);
+    assert!(e.child.wait().unwrap().success());
+}
