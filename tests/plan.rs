@@ -1,7 +1,9 @@
 //! `canju plan` and `canju gen --no-deps`: the Makefile of a small family, run by make with
-//! two jobs at once, gives tables byte-identical to `canju gen`. `.ci/run` installs make
-//! when it is missing; without it this test fails and says so, unless `CANJU_SKIP_MAKE=1`
-//! asks to skip it (which it prints).
+//! two jobs at once, and its Snakefile, checked and run by Snakemake itself, give tables
+//! byte-identical to `canju gen`. `.ci/run` installs make and Snakemake when they are
+//! missing; without them these tests fail and say so, unless `CANJU_SKIP_MAKE=1` or
+//! `CANJU_SKIP_SNAKEMAKE=1` asks to skip them (which they print). `CANJU_SNAKEMAKE` names
+//! the snakemake program when it is not on the path.
 
 use std::process::{Command, Output};
 
@@ -86,6 +88,102 @@ fn a_make_plan_builds_the_same_bytes_as_gen() {
         .status()
         .unwrap();
     assert!(again.success());
+}
+
+/// The tables of `dir`, by name, sorted.
+fn files(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".ctb"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_snakemake_plan_asks_for_resources_and_builds_the_same_bytes_as_gen() {
+    let dir = TempDir::new("snake");
+    let planned = dir.0.join("planned");
+    let direct = dir.0.join("direct");
+    let o = canju(&[
+        "plan",
+        "KNPKA",
+        "--format",
+        "snakemake",
+        "--dir",
+        planned.to_str().unwrap(),
+        "--bin",
+        env!("CARGO_BIN_EXE_canju"),
+        "--threads",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan = text(&o);
+    // every rule but `all` asks for its threads, memory and time, and passes the threads on
+    let rules = plan.matches("\nrule table_").count();
+    assert!(rules >= 8, "{plan}");
+    assert_eq!(plan.matches("    threads: 1\n").count(), rules, "{plan}");
+    assert_eq!(
+        plan.matches("    resources: mem_mb=").count(),
+        rules,
+        "{plan}"
+    );
+    assert_eq!(plan.matches("--threads {threads}").count(), rules, "{plan}");
+    let snakefile = dir.0.join("Snakefile");
+    std::fs::write(&snakefile, &plan).unwrap();
+    let program = std::env::var("CANJU_SNAKEMAKE").unwrap_or_else(|_| "snakemake".into());
+    let Ok(version) = Command::new(&program).arg("--version").output() else {
+        if std::env::var_os("CANJU_SKIP_SNAKEMAKE").is_some() {
+            println!("SKIPPED: snakemake is not installed (CANJU_SKIP_SNAKEMAKE is set)");
+            return;
+        }
+        panic!(
+            "snakemake is needed for this test: install it (.ci/run does, with pip), name it in \
+             CANJU_SNAKEMAKE, or set CANJU_SKIP_SNAKEMAKE=1"
+        );
+    };
+    assert!(version.status.success());
+    let snake = |extra: &[&str]| {
+        let o = Command::new(&program)
+            .args(["-s", snakefile.to_str().unwrap(), "--cores", "2", "--quiet"])
+            .args(extra)
+            .current_dir(&dir.0)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    // parsed and dry-run by Snakemake itself: every table a job, nothing built
+    let dry = snake(&["--dry-run"]);
+    assert!(!planned.exists() || files(&planned).is_empty(), "{dry}");
+    snake(&[]);
+    let o = canju(&[
+        "gen",
+        "KNPKA",
+        "--dir",
+        direct.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success());
+    let names = files(&direct);
+    assert_eq!(names, files(&planned));
+    assert_eq!(names.len(), rules);
+    for name in &names {
+        let a = std::fs::read(planned.join(name)).unwrap();
+        let b = std::fs::read(direct.join(name)).unwrap();
+        assert!(a == b, "{name} differs");
+    }
 }
 
 #[test]

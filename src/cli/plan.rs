@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use canju::game::material::Material;
 use canju::tablebase::format::{Rules, file_name};
+use canju::tablebase::plan::JobResources;
 
 use super::common::{material_arg, table_dir};
 use super::{CliError, CliResult};
@@ -98,7 +99,8 @@ pub fn run(
         "snakemake" => {
             outln!("# {head}.");
             outln!(
-                "# Run: snakemake -s THIS_FILE --cores 2 (or on Slurm: --executor slurm --jobs N)"
+                "# Run: snakemake -s THIS_FILE --cores 2 (or on Slurm: --executor slurm --jobs N);\n\
+                 # each job asks for the threads, memory (MB) and minutes canju estimates for it"
             );
             outln!();
             outln!("rule all:");
@@ -114,10 +116,16 @@ pub fn run(
                     outln!("    input: {}", deps.join(", "));
                 }
                 outln!("    output: \"{dir_text}/{}\"", file_name(t, rules));
-                if let Some(n) = threads {
-                    outln!("    threads: {n}");
-                }
-                outln!("    shell: \"{bin} gen {t} --no-deps --dir {dir_text}{threads_arg}\"");
+                let r = JobResources::of(t, rules, threads.unwrap_or(2));
+                outln!("    threads: {}", r.threads);
+                outln!(
+                    "    resources: mem_mb={}, runtime={}",
+                    r.mem_mb,
+                    r.runtime_minutes
+                );
+                outln!(
+                    "    shell: \"{bin} gen {t} --no-deps --dir {dir_text} --threads {{threads}} --rules {rules}\""
+                );
             }
         }
         other => {

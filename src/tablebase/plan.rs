@@ -47,6 +47,44 @@ pub fn typical_moves(m: &Material) -> f64 {
         .sum()
 }
 
+/// What one table's build asks of a cluster's scheduler, from canju's own estimates: the
+/// threads, the memory (the build's peak per entry, [`super::build::memory_tenths_per_entry`],
+/// plus room for the program and the sub-tables' blocks) and the time ([`estimate_seconds`]
+/// scaled to the threads, with a margin, since a scheduler stops a job that runs past its
+/// time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct JobResources {
+    /// Worker threads.
+    pub threads: usize,
+    /// Memory, in MB (10^6 bytes, as Slurm and Snakemake's `mem_mb` count).
+    pub mem_mb: u64,
+    /// Wall time, in minutes.
+    pub runtime_minutes: u64,
+}
+
+/// The memory a job needs beside its table's arrays, in MB: the program, a thread's 1 MB
+/// of sub-table blocks, one batch of compressed blocks while the file is written.
+pub const JOB_BASE_MB: u64 = 256;
+
+/// How many times the estimate a job is given before a scheduler stops it, and the
+/// minutes added to every job (starting the program, reading the sub-tables).
+pub const RUNTIME_MARGIN: (f64, u64) = (3.0, 5);
+
+impl JobResources {
+    /// The resources of building `m` under `rules` with `threads` threads.
+    pub fn of(m: &Material, rules: Rules, threads: usize) -> JobResources {
+        let threads = threads.max(1);
+        let bytes = 2 * class::entries(m) * super::build::memory_tenths_per_entry(rules) / 10;
+        // (the estimate is for 2 threads; the passes scale about linearly)
+        let seconds = estimate_seconds(m, rules) * 2.0 / threads as f64;
+        JobResources {
+            threads,
+            mem_mb: bytes.div_ceil(1_000_000) + JOB_BASE_MB,
+            runtime_minutes: (seconds * RUNTIME_MARGIN.0 / 60.0).ceil() as u64 + RUNTIME_MARGIN.1,
+        }
+    }
+}
+
 /// One table of a plan.
 #[derive(Clone, Debug, Serialize)]
 pub struct PlannedTable {
@@ -103,5 +141,32 @@ impl Plan {
     /// Seconds to build what is missing, roughly, with 2 threads.
     pub fn seconds_to_build(&self) -> f64 {
         self.to_build().map(|t| t.estimate_seconds).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_resources_follow_its_table() {
+        let big: Material = "KRPKRAABB".parse().unwrap();
+        let small: Material = "KK".parse().unwrap();
+        let r = JobResources::of(&big, Rules::Asian, 2);
+        // 2 × 4,209,975,000 entries at 2.0 bytes each, and the base
+        assert_eq!(r.mem_mb, 16_840 + JOB_BASE_MB);
+        let none = JobResources::of(&big, Rules::None, 2);
+        assert!(none.mem_mb < r.mem_mb && none.runtime_minutes < r.runtime_minutes);
+        let eight = JobResources::of(&big, Rules::Asian, 8);
+        assert_eq!(eight.mem_mb, r.mem_mb);
+        assert!(eight.runtime_minutes < r.runtime_minutes);
+        // the margin over the estimate
+        let estimate = estimate_seconds(&big, Rules::Asian) / 60.0;
+        assert!(r.runtime_minutes as f64 >= 3.0 * estimate);
+        let k = JobResources::of(&small, Rules::Asian, 1);
+        assert_eq!(
+            (k.mem_mb, k.runtime_minutes),
+            (JOB_BASE_MB + 1, RUNTIME_MARGIN.1 + 1)
+        );
     }
 }
