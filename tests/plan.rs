@@ -15,14 +15,14 @@ fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-#[test]
-fn a_make_plan_builds_the_same_bytes_as_gen() {
-    let dir = TempDir::new("plan");
-    let planned = dir.0.join("planned");
-    let direct = dir.0.join("direct");
+/// `canju plan KNPKA` in `format` into `planned`, each job one thread, the jobs run by the
+/// binary under test.
+fn plan_of_knpka(format: &str, planned: &std::path::Path) -> String {
     let o = canju(&[
         "plan",
         "KNPKA",
+        "--format",
+        format,
         "--dir",
         planned.to_str().unwrap(),
         "--bin",
@@ -31,8 +31,39 @@ fn a_make_plan_builds_the_same_bytes_as_gen() {
         "1",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    text(&o)
+}
+
+/// Builds KNPKA with `canju gen` into `direct` and checks that `planned` holds the same
+/// files, byte for byte; their names.
+fn same_as_gen(planned: &std::path::Path, direct: &std::path::Path) -> Vec<String> {
+    let o = canju(&[
+        "gen",
+        "KNPKA",
+        "--dir",
+        direct.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success());
+    let names = files(direct);
+    assert_eq!(names, files(planned));
+    for name in &names {
+        let a = std::fs::read(planned.join(name)).unwrap();
+        let b = std::fs::read(direct.join(name)).unwrap();
+        assert!(a == b, "{name} differs");
+    }
+    names
+}
+
+#[test]
+fn a_make_plan_builds_the_same_bytes_as_gen() {
+    let dir = TempDir::new("plan");
+    let planned = dir.0.join("planned");
+    let direct = dir.0.join("direct");
+    let plan = plan_of_knpka("make", &planned);
     let makefile = dir.0.join("plan.mk");
-    std::fs::write(&makefile, text(&o)).unwrap();
+    std::fs::write(&makefile, &plan).unwrap();
     // one rule per table of the family, each a `gen --no-deps`
     let family = text(&canju(&["deps", "KNPKA"]));
     let tables: Vec<&str> = family
@@ -40,7 +71,6 @@ fn a_make_plan_builds_the_same_bytes_as_gen() {
         .filter(|w| w.starts_with('K'))
         .collect();
     assert!(tables.len() >= 8, "{family}");
-    let plan = text(&o);
     for t in &tables {
         assert!(plan.contains(&format!("gen {t} --no-deps")), "{t}: {plan}");
     }
@@ -62,26 +92,7 @@ fn a_make_plan_builds_the_same_bytes_as_gen() {
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
-    let o = canju(&[
-        "gen",
-        "KNPKA",
-        "--dir",
-        direct.to_str().unwrap(),
-        "--threads",
-        "2",
-    ]);
-    assert!(o.status.success());
-    let mut names: Vec<String> = std::fs::read_dir(&direct)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names.len(), tables.len());
-    for name in &names {
-        let a = std::fs::read(planned.join(name)).unwrap();
-        let b = std::fs::read(direct.join(name)).unwrap();
-        assert!(a == b, "{name} differs");
-    }
+    assert_eq!(same_as_gen(&planned, &direct).len(), tables.len());
     // make again: nothing left to do
     let again = Command::new("make")
         .args(["-f", makefile.to_str().unwrap(), "-q"])
@@ -106,20 +117,7 @@ fn a_snakemake_plan_asks_for_resources_and_builds_the_same_bytes_as_gen() {
     let dir = TempDir::new("snake");
     let planned = dir.0.join("planned");
     let direct = dir.0.join("direct");
-    let o = canju(&[
-        "plan",
-        "KNPKA",
-        "--format",
-        "snakemake",
-        "--dir",
-        planned.to_str().unwrap(),
-        "--bin",
-        env!("CARGO_BIN_EXE_canju"),
-        "--threads",
-        "1",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let plan = text(&o);
+    let plan = plan_of_knpka("snakemake", &planned);
     // every rule but `all` asks for its threads, memory and time, and passes the threads on
     let rules = plan.matches("\nrule table_").count();
     assert!(rules >= 8, "{plan}");
@@ -167,23 +165,7 @@ fn a_snakemake_plan_asks_for_resources_and_builds_the_same_bytes_as_gen() {
     let dry = snake(&["--dry-run"]);
     assert!(!planned.exists() || files(&planned).is_empty(), "{dry}");
     snake(&[]);
-    let o = canju(&[
-        "gen",
-        "KNPKA",
-        "--dir",
-        direct.to_str().unwrap(),
-        "--threads",
-        "2",
-    ]);
-    assert!(o.status.success());
-    let names = files(&direct);
-    assert_eq!(names, files(&planned));
-    assert_eq!(names.len(), rules);
-    for name in &names {
-        let a = std::fs::read(planned.join(name)).unwrap();
-        let b = std::fs::read(direct.join(name)).unwrap();
-        assert!(a == b, "{name} differs");
-    }
+    assert_eq!(same_as_gen(&planned, &direct).len(), rules);
 }
 
 #[test]
