@@ -424,6 +424,15 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
         verdict.contains("亚洲棋规") && verdict.contains("红方走，6步胜"),
         "{verdict}"
     );
+    // what each move attacks: 马五进七 checks
+    let attack = c
+        .execute(
+            "return [...document.querySelectorAll('#e-moves tbody tr')].find(r => r.children[1].textContent === 'e6c7').children[2].textContent",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(attack, json!("将"));
     shot(&c, "explorer.png").await;
     for (rules, expect) in [("none", "不限着"), ("asian", "亚洲棋规")] {
         let choose = format!(

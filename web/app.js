@@ -47,6 +47,10 @@ const WORDS = {
     'e.seconds': '秒',
     'e.solve': '求解',
     'e.col.move': '着法',
+    'e.col.attack': '打',
+    'attack.check': '将',
+    'attack.mate-threat': '杀',
+    'attack.chase': '捉',
     'e.col.verdict': '结果',
     'e.col.moves': '步数',
     'rules.asian': '亚洲棋规（长将作负）',
@@ -150,6 +154,10 @@ const WORDS = {
     'e.seconds': 's',
     'e.solve': 'Solve',
     'e.col.move': 'move',
+    'e.col.attack': 'attacks',
+    'attack.check': 'check',
+    'attack.mate-threat': 'mate threat',
+    'attack.chase': 'chase',
     'e.col.verdict': 'verdict',
     'e.col.moves': 'moves',
     'rules.asian': 'asian rules (perpetual check loses)',
@@ -296,7 +304,8 @@ class Board {
   async show(fen, drawn = {}) {
     // only the latest request draws: an older answer arriving late is dropped
     const generation = (this.generation = (this.generation || 0) + 1);
-    const [svg, info] = await Promise.all([api(boardUrl(fen, drawn)), api(`/api/moves?fen=${enc(fen)}`)]);
+    const moves = `/api/moves?fen=${enc(fen)}${drawn.attacks ? '&attacks=true' : ''}`;
+    const [svg, info] = await Promise.all([api(boardUrl(fen, drawn)), api(moves)]);
     if (generation !== this.generation) return info;
     this.el.innerHTML = svg;
     this.fen = info.fen;
@@ -836,7 +845,7 @@ function explorerHash() {
 async function goExplore(fen, { last = null, replacing = false, fromAddress = false } = {}) {
   E.loaded = true;
   try {
-    const info = await exBoard.show(fen, { last, flip: E.flip });
+    const info = await exBoard.show(fen, { last, flip: E.flip, attacks: true });
     E.fen = info.fen;
     E.last = last;
     E.info = info;
@@ -897,10 +906,18 @@ async function probe() {
 function renderProbe() {
   const tbody = $('#e-moves tbody');
   tbody.innerHTML = '';
+  // what each move attacks (将, 杀, 捉 or 闲), from the legal moves the board learnt
+  const attacks = new Map(((E.info && E.info.moves) || []).map((m) => [m.iccs, m]));
+  const attackOf = (iccs) => {
+    const a = attacks.get(iccs);
+    if (!a || !a.attack || a.attack === 'idle') return '';
+    const targets = (a.chases || []).map((c) => c.target).join(' ');
+    return t(`attack.${a.attack}`) + (targets ? ` ${targets}` : '');
+  };
   const row = (m, verdict, plies, byRule) => {
     const tr = document.createElement('tr');
     const count = byRule != null ? t('by.rule', byRule) : plies != null && verdict !== 'draw' ? String(movesOf(plies)) : '';
-    tr.innerHTML = `<td>${esc(moveName(m))}</td><td>${esc(m.iccs)}</td><td class="verdict-${verdict || ''}">${esc(verdictWord(verdict))}</td><td>${esc(count)}</td>`;
+    tr.innerHTML = `<td>${esc(moveName(m))}</td><td>${esc(m.iccs)}</td><td class="attack">${esc(attackOf(m.iccs))}</td><td class="verdict-${verdict || ''}">${esc(verdictWord(verdict))}</td><td>${esc(count)}</td>`;
     tr.title = verdict ? valueText(verdict, plies, byRule) : '';
     tr.addEventListener('click', () => play(m.iccs));
     tbody.appendChild(tr);
