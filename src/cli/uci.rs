@@ -162,10 +162,16 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
             "uci" | "ucci" => {
                 out.send(&format!("id name canju {}", env!("CARGO_PKG_VERSION")));
                 out.send("id author the canju developers");
-                out.send("option name TablebaseDir type string default tablebases");
+                out.send(&format!(
+                    "option name TablebaseDir type string default {}",
+                    settings.dir.display()
+                ));
                 out.send("option name Threads type spin default 1 min 1 max 256");
                 out.send("option name Hash type spin default 64 min 1 max 16384");
-                out.send("option name Rules type combo default asian var asian var none");
+                out.send(&format!(
+                    "option name Rules type combo default {} var asian var none",
+                    settings.rules.name()
+                ));
                 out.send(if command == "ucci" { "ucciok" } else { "uciok" });
             }
             "isready" => out.send("readyok"),
