@@ -151,6 +151,17 @@ fn a_gui_conversation_tables_solver_fallback_and_stop() {
     let start = canju::Position::start();
     assert!(canju::notation::parse_move(&start, &best).is_ok(), "{best}");
 
+    // out of time (not stopped by the GUI): the fallback still checks its move
+    e.send("position startpos moves h2e2");
+    e.send("go movetime 200");
+    let answer = e.until("bestmove");
+    assert!(
+        answer
+            .iter()
+            .any(|l| l.contains("after which the opponent has no mate in one")),
+        "{answer:?}"
+    );
+
     // infinite until stop: nothing before it, the answer soon after it
     e.send("go infinite");
     std::thread::sleep(Duration::from_millis(300));

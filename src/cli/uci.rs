@@ -22,6 +22,8 @@ use super::CliResult;
 const DEFAULT_BOUND: u32 = 10;
 /// The time a bare `go` (no limit at all) thinks, at most.
 const DEFAULT_TIME: Duration = Duration::from_secs(10);
+/// The most time the fallback spends looking for a move that allows no mate in one.
+const FALLBACK_TIME: Duration = Duration::from_millis(200);
 /// The longest line shown from the tables, in plies.
 const TABLE_PV: usize = 24;
 
@@ -125,9 +127,29 @@ struct Settings {
     hash_mb: usize,
 }
 
-/// A search under way: its stop flag and the thread that answers `bestmove`.
+/// The two flags of a search: `asked`, set when the GUI says `stop` (or `quit`, or a new
+/// command that ends the search); `search`, the solver's own, which it also sets itself when
+/// its time runs out, so that a search out of time is not taken for a GUI's `stop`.
+#[derive(Clone, Default)]
+struct Stop {
+    asked: Arc<AtomicBool>,
+    search: Arc<AtomicBool>,
+}
+
+impl Stop {
+    fn now(&self) {
+        self.asked.store(true, Ordering::Relaxed);
+        self.search.store(true, Ordering::Relaxed);
+    }
+
+    fn asked(&self) -> bool {
+        self.asked.load(Ordering::Relaxed)
+    }
+}
+
+/// A search under way: its stop flags and the thread that answers `bestmove`.
 struct Search {
-    stop: Arc<AtomicBool>,
+    stop: Stop,
     handle: JoinHandle<Solver>,
 }
 
@@ -146,7 +168,7 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
     // (join the search under way, getting its solver back)
     let finish = |search: &mut Option<Search>, solver: &mut Option<Solver>| {
         if let Some(s) = search.take() {
-            s.stop.store(true, Ordering::Relaxed);
+            s.stop.now();
             let back = s.handle.join().unwrap_or_else(|_| Solver::new(64));
             *solver = Some(back);
         }
@@ -206,7 +228,7 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
                         Limits::default()
                     }
                 };
-                let stop = Arc::new(AtomicBool::new(false));
+                let stop = Stop::default();
                 let job = Job {
                     pos: pos.clone(),
                     limits,
@@ -313,7 +335,7 @@ struct Job {
     limits: Limits,
     tb: Tablebase,
     threads: usize,
-    stop: Arc<AtomicBool>,
+    stop: Stop,
     out: Out,
 }
 
@@ -321,7 +343,7 @@ impl Job {
     fn think(&self, solver: &mut Solver) {
         let best = self.best_move(solver);
         // `go infinite` answers only when told to stop
-        while self.limits.infinite && !self.stop.load(Ordering::Relaxed) {
+        while self.limits.infinite && !self.stop.asked() {
             std::thread::sleep(Duration::from_millis(2));
         }
         self.out.send(&match best {
@@ -407,7 +429,7 @@ impl Job {
 
     fn options(&self, max_moves: u32, time: Option<Duration>) -> Options {
         let mut o = Options::new(max_moves);
-        o.stop = self.stop.clone();
+        o.stop = self.stop.search.clone();
         o.time = time;
         o.max_nodes = self.limits.nodes;
         o
@@ -436,6 +458,11 @@ impl Job {
             Some(pool) => pool.install(|| solver.solve(&self.pos, &options, tb)),
             None => solver.solve(&self.pos, &options, tb),
         };
+        // (the solver stops itself when its time runs out, by the same flag: the fallback
+        // still has its turn unless the GUI asked to stop)
+        if !self.stop.asked() {
+            self.stop.search.store(false, Ordering::Relaxed);
+        }
         let ms = started.elapsed().as_millis();
         match solved {
             Ok(s) => {
@@ -486,22 +513,41 @@ impl Job {
     fn fallback(&self, solver: &mut Solver) -> Option<Move> {
         let legal = self.pos.legal_moves();
         let quick = self.options(1, Some(Duration::from_millis(20)));
-        let safe = legal.iter().copied().find(|&m| {
+        // (a mate in one is proven or refuted in microseconds; the whole check is bounded
+        // all the same, and a `stop` ends it)
+        let deadline = Instant::now() + FALLBACK_TIME;
+        let (mut safe, mut checked_all) = (None, true);
+        for &m in legal.iter() {
+            if Instant::now() >= deadline || self.stop.asked() {
+                checked_all = false;
+                break;
+            }
             let mut p = self.pos.clone();
             p.play_unchecked(m);
-            matches!(
-                solver.mate_distance(&p, p.turn(), 1, &quick, Some(&self.tb)),
-                Ok(None)
-            )
-        });
+            match solver.mate_distance(&p, p.turn(), 1, &quick, Some(&self.tb)) {
+                Ok(None) => {
+                    safe = Some(m);
+                    break;
+                }
+                Ok(Some(_)) => {}
+                Err(_) => {
+                    checked_all = false;
+                    break;
+                }
+            }
+        }
         let (m, why) = match safe {
             Some(m) => (
                 m,
                 "the first legal move after which the opponent has no mate in one",
             ),
-            None => (
+            None if checked_all => (
                 legal[0],
                 "the first legal move (every move allows a mate in one)",
+            ),
+            None => (
+                legal[0],
+                "the first legal move (stopped before the others were checked)",
             ),
         };
         self.out.send(&format!("info depth 1 score cp 0 pv {m}"));
