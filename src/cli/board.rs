@@ -33,17 +33,8 @@ struct MoveTexts {
     iccs: String,
     wxf: String,
     chinese: String,
-    attack: &'static str,
-    attack_zh: &'static str,
-    chases: Vec<ChaseText>,
-}
-
-#[derive(serde::Serialize)]
-struct ChaseText {
-    from: String,
-    target: String,
-    piece: &'static str,
-    reason: &'static str,
+    #[serde(flatten)]
+    attack: threat::AttackReport,
 }
 
 /// A move's attack in a few words: "捉 马 c5", "将", "闲".
@@ -69,25 +60,11 @@ pub fn moves(
     if json {
         let list: Vec<MoveTexts> = legal
             .iter()
-            .map(|&m| {
-                let a = threat::attack_of(&pos, m);
-                MoveTexts {
-                    iccs: namer.name(m, Notation::Iccs, style),
-                    wxf: namer.name(m, Notation::Wxf, style),
-                    chinese: namer.name(m, Notation::Chinese, style),
-                    attack: a.kind().name(),
-                    attack_zh: a.kind().chinese(),
-                    chases: a
-                        .chases
-                        .iter()
-                        .map(|c| ChaseText {
-                            from: c.from.to_string(),
-                            target: c.target.to_string(),
-                            piece: c.piece.kind.name(),
-                            reason: c.reason.name(),
-                        })
-                        .collect(),
-                }
+            .map(|&m| MoveTexts {
+                iccs: namer.name(m, Notation::Iccs, style),
+                wxf: namer.name(m, Notation::Wxf, style),
+                chinese: namer.name(m, Notation::Chinese, style),
+                attack: threat::attack_of(&pos, m).report(),
             })
             .collect();
         super::print_json(&list)?;

@@ -15,12 +15,10 @@ use super::common::puzzle_error;
 
 /// The board, its last line (who is to move) in the trainer's language.
 fn draw_board(pos: &Position, lang: Lang) {
-    let board = canju::render::terminal::board(pos, super::board::board_style(false));
-    let lines = board
-        .trim_end()
-        .rsplit_once('\n')
-        .map_or("", |(rest, _)| rest);
-    outln!("{lines}");
+    out!(
+        "{}",
+        canju::render::terminal::grid(pos, super::board::board_style(false))
+    );
     outln!("{}", words::to_move(lang, pos.turn()));
 }
 

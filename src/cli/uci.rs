@@ -285,25 +285,24 @@ fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
             }
             s.dir = PathBuf::from(value);
         }
-        "threads" => {
-            s.threads = value
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=256).contains(n))
-                .ok_or(format!("Threads {value}: a number from 1 to 256"))?;
-        }
+        "threads" => s.threads = number_in(&value, 1, 256, "Threads")?,
         "hash" => {
-            s.hash_mb = value
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=16384).contains(n))
-                .ok_or(format!("Hash {value}: a number of MB from 1 to 16384"))?;
+            s.hash_mb = number_in(&value, 1, 16384, "Hash (MB)")?;
             return Ok(true);
         }
         "rules" => s.rules = value.parse().map_err(|e| format!("Rules: {e}"))?,
         _ => return Err(format!("no option named '{name}'")),
     }
     Ok(false)
+}
+
+/// An option's number, within `low..=high`.
+fn number_in(value: &str, low: usize, high: usize, what: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (low..=high).contains(n))
+        .ok_or(format!("{what} {value}: a number from {low} to {high}"))
 }
 
 /// `position startpos|fen FEN [moves m1 m2 …]`.

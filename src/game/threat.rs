@@ -12,7 +12,7 @@
 use std::fmt;
 
 use super::movegen::GameEnd;
-use super::moves::{Move, MoveList};
+use super::moves::Move;
 use super::piece::{Kind, Piece};
 use super::position::Position;
 use super::square::Square;
@@ -50,6 +50,30 @@ pub struct Chase {
     pub piece: Piece,
     /// Why it counts.
     pub reason: ChaseReason,
+}
+
+/// What a move attacks, as JSON gives it (`canju moves --json`, `/api/moves?attacks=true`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct AttackReport {
+    /// `check`, `mate-threat`, `chase` or `idle`.
+    pub attack: &'static str,
+    /// 将, 杀, 捉 or 闲.
+    pub attack_zh: &'static str,
+    /// The pieces chased.
+    pub chases: Vec<ChaseReport>,
+}
+
+/// One piece chased, as JSON gives it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ChaseReport {
+    /// The attacker's point after the move.
+    pub from: String,
+    /// The chased piece's point.
+    pub target: String,
+    /// The chased piece's kind (`horse`).
+    pub piece: &'static str,
+    /// `unprotected` or `chariot`.
+    pub reason: &'static str,
 }
 
 /// What a move attacks.
@@ -111,6 +135,25 @@ impl fmt::Display for AttackKind {
 }
 
 impl Attack {
+    /// As JSON gives it.
+    pub fn report(&self) -> AttackReport {
+        let kind = self.kind();
+        AttackReport {
+            attack: kind.name(),
+            attack_zh: kind.chinese(),
+            chases: self
+                .chases
+                .iter()
+                .map(|c| ChaseReport {
+                    from: c.from.to_string(),
+                    target: c.target.to_string(),
+                    piece: c.piece.kind.name(),
+                    reason: c.reason.name(),
+                })
+                .collect(),
+        }
+    }
+
     /// The strongest class that applies.
     pub fn kind(&self) -> AttackKind {
         if self.check {
@@ -210,10 +253,7 @@ pub fn attack_of(pos: &Position, m: Move) -> Attack {
 fn protected(pos: &Position, c: Move) -> bool {
     let mut p = pos.clone();
     p.play_unchecked(c);
-    let mut list = MoveList::new();
-    p.pseudo_moves(&mut list);
-    list.iter()
-        .any(|&r| r.to() == c.to() && p.is_legal_pseudo(r))
+    p.legal_moves().iter().any(|r| r.to() == c.to())
 }
 
 #[cfg(test)]

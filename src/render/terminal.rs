@@ -27,8 +27,22 @@ pub fn full_width_digit(n: u8) -> char {
     FULL_WIDTH_DIGITS[n as usize - 1]
 }
 
-/// Draws the board, black at the top, with a line saying who is to move.
+/// Draws the board, black at the top, with a line saying who is to move (in Chinese with
+/// Chinese characters, in English with ASCII letters).
 pub fn board(pos: &Position, style: Style) -> String {
+    let mut out = grid(pos, style);
+    out.push_str(match (style.chinese, pos.turn()) {
+        (true, Color::Red) => "红方走棋\n",
+        (true, Color::Black) => "黑方走棋\n",
+        (false, Color::Red) => "red to move\n",
+        (false, Color::Black) => "black to move\n",
+    });
+    out
+}
+
+/// The board alone, black at the top, without the line saying who is to move (for a caller
+/// that says it in its own language).
+pub fn grid(pos: &Position, style: Style) -> String {
     if style.chinese {
         chinese(pos, style.color)
     } else {
@@ -95,11 +109,6 @@ fn chinese(pos: &Position, color: bool) -> String {
         .map(|f| char::from(b'a' + f.index()).to_string())
         .collect();
     out.push_str(&format!(" {}\n", letters.join("  ")));
-    out.push_str(match pos.turn() {
-        Color::Red => "红方走棋",
-        Color::Black => "黑方走棋",
-    });
-    out.push('\n');
     out
 }
 
@@ -123,7 +132,6 @@ fn ascii(pos: &Position, color: bool) -> String {
         }
     }
     out.push_str("  a b c d e f g h i\n");
-    out.push_str(&format!("{} to move\n", pos.turn()));
     out
 }
 

@@ -598,21 +598,12 @@ async fn moves(q: Result<Query<MovesQuery>, QueryRejection>) -> ApiResult {
                 "wxf": namer.name(m, Notation::Wxf, style),
             });
             if q.attacks == Some(true) {
-                let a = canju::game::threat::attack_of(&pos, m);
-                j["attack"] = json!(a.kind().name());
-                j["attack_zh"] = json!(a.kind().chinese());
-                j["chases"] = a
-                    .chases
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "from": c.from.to_string(),
-                            "target": c.target.to_string(),
-                            "piece": c.piece.kind.name(),
-                            "reason": c.reason.name(),
-                        })
-                    })
-                    .collect();
+                let report = canju::game::threat::attack_of(&pos, m).report();
+                if let (Some(j), Ok(JsonValue::Object(r))) =
+                    (j.as_object_mut(), serde_json::to_value(report))
+                {
+                    j.extend(r);
+                }
             }
             j
         })
