@@ -135,7 +135,7 @@ pub fn audit(a: AuditArgs) -> CliResult {
             (_, Some(n)) => format!("the same diagram as game {n}"),
             (Some(w), _) if w.by == "rule" => "a win by the perpetual-check rule (tables)".into(),
             (Some(w), _) => format!(
-                "{} ({} plies{})",
+                "{} ({} plies{}{})",
                 super::solve::chinese_moves(w.plies.div_ceil(2)),
                 w.plies,
                 match w.by {
@@ -143,6 +143,11 @@ pub fn audit(a: AuditArgs) -> CliResult {
                     "checks" => ", by checks alone",
                     "long" => ", proof-number search",
                     _ => "",
+                },
+                if w.by_rule == Some(true) {
+                    "; only by the perpetual-check rule, 长将作负"
+                } else {
+                    ""
                 }
             ),
             (None, _) if e.tables.is_some() => format!("tables: {}", e.tables.unwrap_or("")),

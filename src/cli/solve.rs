@@ -79,6 +79,7 @@ pub fn run(a: SolveArgs) -> CliResult {
     options.checks_only = a.checks_only;
     options.mate_only = a.mate_only;
     options.method = a.method;
+    options.rules = a.rules;
     let stop = options.stop.clone();
     // Ctrl-C stops the proof and reports what was proven (a second Ctrl-C is ignored
     // while the report is written)
@@ -139,6 +140,32 @@ fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread
             b.finish_and_clear();
         }
     }))
+}
+
+/// Where the main line shows a side kept from its checks under the rule: each move the
+/// rule forbade (it would have completed a perpetual check), and the move played instead.
+fn repetition_note(pos: &Position, pv: &[canju::Move], notation: Notation) -> Option<String> {
+    let kept = solver::rule::Path::forbidden_along(&solver::History::default(), pos, pv);
+    let style = Style::default();
+    let mut p = pos.clone();
+    let mut notes = Vec::new();
+    for (i, (&m, forbidden)) in pv.iter().zip(&kept).enumerate() {
+        if !forbidden.is_empty() {
+            let names: Vec<String> = forbidden
+                .iter()
+                .map(|&f| notation::format_move(&p, f, notation, style))
+                .collect();
+            notes.push(format!(
+                "at ply {} {} may not play {} (each would repeat a position while it checks on every move: 长将作负) and plays {}",
+                i + 1,
+                p.turn(),
+                names.join(", "),
+                notation::format_move(&p, m, notation, style)
+            ));
+        }
+        p.play_unchecked(m);
+    }
+    (!notes.is_empty()).then(|| notes.join("\n"))
 }
 
 fn print_json(pos: &Position, s: &Solution, rules: Rules) -> CliResult {
@@ -205,22 +232,23 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
             let text = notation::format_move(pos, w.mv, notation, style);
             let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
             let pad = " ".repeat(10usize.saturating_sub(width));
+            let rule = match w.by_rule {
+                Some(true) => ", only by the rule: 长将作负",
+                _ => "",
+            };
             outln!(
-                "  {text}{pad}{} ({})",
+                "  {text}{pad}{} ({}{rule})",
                 count(w.plies, "ply", "plies"),
                 count(w.plies.div_ceil(2), "move", "moves")
             );
         }
     }
     if !s.pv.is_empty() {
-        let mut end = pos.clone();
-        for &m in &s.pv {
-            end.play_unchecked(m);
-        }
-        let how = match end.game_end() {
-            Some(canju::GameEnd::Checkmate { .. }) => " 将死 (checkmate)",
-            Some(canju::GameEnd::Stalemate { .. }) => {
-                " 困毙 (stalemate: no legal move, not in check)"
+        let how = match s.ending(pos) {
+            Some("checkmate") => " 将死 (checkmate)",
+            Some("stalemate") => " 困毙 (stalemate: no legal move, not in check)",
+            Some(_) => {
+                " 长将作负 (every move left to the loser completes a perpetual check, which the rule forbids)"
             }
             None => "",
         };
@@ -228,11 +256,22 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
             "line: {}{how}",
             notation::format_line(pos, &s.pv, notation, style)
         );
+        if let Some(note) = repetition_note(pos, &s.pv, notation) {
+            outln!("{note}");
+        }
     }
+    let rule = match s.rules {
+        Rules::Asian => {
+            "perpetual check loses (长将作负): a defence that only checks forever fails"
+        }
+        Rules::None => "endless play is no win: every line ends in mate",
+    };
+    let _ = rules;
     outln!(
-        "{} nodes in {:.2} s ({:.1} M nodes/s); rules {rules}: a forced mate wins under every rule set",
+        "{} nodes in {:.2} s ({:.1} M nodes/s); rules {}: {rule}",
         thousands(s.nodes),
         s.seconds,
-        s.nodes as f64 / s.seconds.max(1e-9) / 1e6
+        s.nodes as f64 / s.seconds.max(1e-9) / 1e6,
+        s.rules
     );
 }

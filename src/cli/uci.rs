@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use canju::game::material::Material;
-use canju::solver::{MAX_MOVES, Options, Solver, Verdict};
+use canju::solver::{History, MAX_MOVES, Options, Solver, Verdict};
 use canju::tablebase::{Rules, Tablebase, Value};
 use canju::{GameEnd, Move, Position};
 
@@ -163,6 +163,7 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
         hash_mb: 64,
     };
     let mut pos = Position::start();
+    let mut history = History::default();
     let mut solver = Some(Solver::new(settings.hash_mb));
     let mut search: Option<Search> = None;
     // (join the search under way, getting its solver back)
@@ -214,8 +215,8 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
             }
             "position" => {
                 finish(&mut search, &mut solver);
-                match read_position(&words[1..]) {
-                    Ok(p) => pos = p,
+                match read_game(&words[1..]) {
+                    Ok((p, h)) => (pos, history) = (p, h),
                     Err(e) => out.send(&format!("info string {e}; the position is unchanged")),
                 }
             }
@@ -231,6 +232,7 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
                 let stop = Stop::default();
                 let job = Job {
                     pos: pos.clone(),
+                    history: history.clone(),
                     limits,
                     tb: Tablebase::with_rules(&settings.dir, settings.rules),
                     threads: settings.threads,
@@ -306,7 +308,14 @@ fn number_in(value: &str, low: usize, high: usize, what: &str) -> Result<usize, 
 }
 
 /// `position startpos|fen FEN [moves m1 m2 …]`.
+#[cfg(test)]
 fn read_position(words: &[&str]) -> Result<Position, String> {
+    read_game(words).map(|(pos, _)| pos)
+}
+
+/// `position startpos|fen FEN [moves m1 m2 …]`: the position, and the game's positions up
+/// to it, so that the perpetual-check rule counts a repetition of them.
+fn read_game(words: &[&str]) -> Result<(Position, History), String> {
     let at = words
         .iter()
         .position(|&w| w == "moves")
@@ -320,17 +329,22 @@ fn read_position(words: &[&str]) -> Result<Position, String> {
         }
         _ => return Err("position: startpos or fen FEN, then moves".to_string()),
     };
+    let start = pos.clone();
+    let mut moves = Vec::new();
     for (i, text) in words.get(at + 1..).unwrap_or(&[]).iter().enumerate() {
         let m = canju::notation::parse_move(&pos, text)
             .map_err(|e| format!("position: move {} {e}", i + 1))?;
         pos.play_unchecked(m);
+        moves.push(m);
     }
-    Ok(pos)
+    Ok((pos, History::new(&start, &moves)))
 }
 
 /// One `go`: everything the search thread needs.
 struct Job {
     pos: Position,
+    /// The game's positions up to `pos`.
+    history: History,
     limits: Limits,
     tb: Tablebase,
     threads: usize,
@@ -428,6 +442,8 @@ impl Job {
 
     fn options(&self, max_moves: u32, time: Option<Duration>) -> Options {
         let mut o = Options::new(max_moves);
+        o.rules = self.tb.rules();
+        o.history = self.history.clone();
         o.stop = self.stop.search.clone();
         o.time = time;
         o.max_nodes = self.limits.nodes;

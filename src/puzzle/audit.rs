@@ -33,6 +33,10 @@ pub struct Win {
     /// The main line in Chinese notation (empty when the tables proved it, or when its
     /// search ran out of time).
     pub line: Vec<String>,
+    /// Under the perpetual-check rule (asian tables), whether the stated win holds only by
+    /// the rule (长将作负: without it the defender would hold, or last longer, by checking
+    /// forever); `null` when not asked (no rule, the tables, or out of time).
+    pub by_rule: Option<bool>,
 }
 
 /// How a composition's stated result stands.
@@ -216,11 +220,13 @@ fn audit_one(
                 plies,
                 by: "tables",
                 line: Vec::new(),
+                by_rule: Some(false),
             }),
             Value::RuleWin(_) => Some(Win {
                 plies: 0,
                 by: "rule",
                 line: Vec::new(),
+                by_rule: Some(true),
             }),
             _ => None,
         };
@@ -234,6 +240,7 @@ fn audit_one(
             plies,
             by: "search",
             line: chinese(pos, &line),
+            by_rule: proof.by_rule,
         });
         if found.is_none() && options.checks_max_moves > 0 {
             let proof = prove(
@@ -249,6 +256,7 @@ fn audit_one(
                 plies,
                 by: "checks",
                 line: chinese(pos, &line),
+                by_rule: proof.by_rule,
             });
         }
         if found.is_none() && options.long_max_moves > 0 {
@@ -274,6 +282,7 @@ fn audit_one(
                 plies,
                 by: "long",
                 line: chinese(pos, &line),
+                by_rule: proof.by_rule,
             });
         }
         win = found;

@@ -667,11 +667,14 @@ pub struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
-    /// A judge reading the tables of `tb` (if any) and the solver beyond them.
+    /// A judge reading the tables of `tb` (if any) and the solver beyond them, under the
+    /// tables' rules: with asian tables the solver applies the perpetual-check rule too, so
+    /// that a defence that only checks forever fails beyond the tables as within them.
     pub fn new(tb: Option<&'a Tablebase>) -> Judge<'a> {
         let mut options = Options::new(DEFAULT_BOUND);
         // many small proofs, each with a table of its own
         options.hash_mb = 8;
+        options.rules = tb.map_or(crate::tablebase::Rules::None, Tablebase::rules);
         Judge { tb, options }
     }
 
@@ -718,10 +721,10 @@ impl<'a> Judge<'a> {
         self.tb
     }
 
-    /// The rule set of the tables the judge reads, if it reads any. The solver's mates
-    /// stand under every rule set.
+    /// The rules the judge applies: the tables' (also when a 连将杀 or a mate-only puzzle
+    /// reads no table), `None` when it was given no tables.
     pub fn rules(&self) -> Option<crate::tablebase::Rules> {
-        self.tb.map(Tablebase::rules)
+        Some(self.options.rules).filter(|_| self.tb.is_some() || self.options.rule())
     }
 
     /// The table value of a position, when its material has a table.

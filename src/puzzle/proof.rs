@@ -8,7 +8,53 @@ use crate::game::moves::Move;
 use crate::game::piece::Color;
 use crate::game::position::Position;
 use crate::solver::{Length, Options, SolveError, Solver};
-use crate::tablebase::Tablebase;
+use crate::tablebase::{Rules, Tablebase};
+
+/// A proof's options: the bound, the time, and the rules of the tables it reads (the
+/// perpetual-check rule with asian tables, as the command line gives them by default).
+fn proof_options(max_moves: u32, seconds: f64, tb: Option<&Tablebase>) -> Options {
+    let mut options = Options::new(max_moves);
+    options.time = Some(Duration::from_secs_f64(seconds));
+    options.rules = tb.map_or(Rules::None, Tablebase::rules);
+    options
+}
+
+/// Under the rule, whether a win of `plies` found for the side to move needs the rule:
+/// `Some(false)` when the baseline proves a win as long (never shorter: the rule only takes
+/// moves from the defender), `Some(true)` when it proves none, `None` without the rule or
+/// when its time ran out.
+fn needs_rule(
+    solver: &mut Solver,
+    pos: &Position,
+    plies: u32,
+    options: &Options,
+    long: bool,
+    tb: Option<&Tablebase>,
+) -> Result<Option<bool>, SolveError> {
+    if !options.rule() {
+        return Ok(None);
+    }
+    let mut none = options.clone();
+    none.rules = Rules::None;
+    none.max_moves = plies.div_ceil(2);
+    let found = if long {
+        match solver
+            .shortest_win(pos, &none, plies.saturating_sub(1), tb)?
+            .length
+        {
+            Length::Exact(n) => Some(n <= plies),
+            Length::None => Some(false),
+            Length::Unknown(_) => None,
+        }
+    } else {
+        match solver.mate_distance(pos, pos.turn(), plies, &none, tb) {
+            Ok(d) => Some(d.is_some()),
+            Err(SolveError::Stopped) => None,
+            Err(e) => return Err(e),
+        }
+    };
+    Ok(found.map(|without| !without))
+}
 
 /// How far and how long each composition is searched.
 #[derive(Clone, Debug)]
@@ -77,6 +123,8 @@ pub(crate) fn stated(
 /// found, and whether the proof ran to its bound (not stopped by the time).
 pub(crate) struct Proof {
     pub win: Option<(u32, Vec<Move>)>,
+    /// Under the rule, whether the win needs it ([`needs_rule`]).
+    pub by_rule: Option<bool>,
     pub complete: bool,
     /// No forced win within this many plies was proven (by the long proof).
     pub none_within: u32,
@@ -92,8 +140,7 @@ pub(crate) fn prove_long(
     seconds: f64,
     tb: Option<&Tablebase>,
 ) -> Result<Proof, SolveError> {
-    let mut options = Options::new(max_moves);
-    options.time = Some(Duration::from_secs_f64(seconds));
+    let options = proof_options(max_moves, seconds, tb);
     let p = solver.shortest_win(pos, &options, none_within, tb)?;
     let bound = 2 * max_moves - 1;
     let (win, complete, none_within) = match p.length {
@@ -101,8 +148,13 @@ pub(crate) fn prove_long(
         Length::None => (None, true, bound),
         Length::Unknown(n) => (None, false, n),
     };
+    let by_rule = match &win {
+        Some((n, _)) => needs_rule(solver, pos, *n, &options, true, tb)?,
+        None => None,
+    };
     Ok(Proof {
         win,
+        by_rule,
         complete,
         none_within,
     })
@@ -118,14 +170,14 @@ pub(crate) fn prove(
     seconds: f64,
     tb: Option<&Tablebase>,
 ) -> Result<Proof, SolveError> {
-    let mut options = Options::new(max_moves);
-    options.time = Some(Duration::from_secs_f64(seconds));
+    let mut options = proof_options(max_moves, seconds, tb);
     options.checks_only = checks;
     let d = match solver.mate_distance(pos, pos.turn(), 2 * max_moves - 1, &options, tb) {
         Ok(d) => d,
         Err(SolveError::Stopped) => {
             return Ok(Proof {
                 win: None,
+                by_rule: None,
                 complete: false,
                 none_within: 0,
             });
@@ -135,6 +187,7 @@ pub(crate) fn prove(
     let Some(plies) = d else {
         return Ok(Proof {
             win: None,
+            by_rule: None,
             complete: true,
             none_within: 0,
         });
@@ -146,8 +199,10 @@ pub(crate) fn prove(
         Err(SolveError::Stopped) => Vec::new(),
         Err(e) => return Err(e),
     };
+    let by_rule = needs_rule(solver, pos, plies, &options, false, tb)?;
     Ok(Proof {
         win: Some((plies, line)),
+        by_rule,
         complete: true,
         none_within: 0,
     })

@@ -242,10 +242,13 @@ struct SolveQuery {
     checks_only: Option<bool>,
     mate_only: Option<bool>,
     method: Option<String>,
+    rules: Option<String>,
 }
 
-/// `GET /api/solve?fen=…&max_moves=…&time=…&checks_only=…&mate_only=…&method=…`: the
-/// solver, with a time limit (`method`: `depth-first`, the default, or `proof-number`).
+/// `GET /api/solve?fen=…&max_moves=…&time=…&checks_only=…&mate_only=…&method=…&rules=…`:
+/// the solver, with a time limit (`method`: `depth-first`, the default, or `proof-number`;
+/// `rules`: the server's tables' rule set by default, `asian` (a defence by perpetual
+/// check fails) or `none`).
 async fn solve(
     State(state): State<Shared>,
     q: Result<Query<SolveQuery>, QueryRejection>,
@@ -277,13 +280,23 @@ async fn solve(
             .parse()
             .map_err(|e| ApiError::bad(format!("method: {e}")))?;
     }
+    options.rules = match q.rules.as_deref().map(str::parse::<Rules>) {
+        None => state.tb.rules(),
+        Some(Ok(r)) => r,
+        Some(Err(e)) => return Err(ApiError::bad(format!("rules: {e}"))),
+    };
     let st = state.clone();
     // the proof stops itself at its time limit and answers what it proved; the stop flag
     // is for a client that leaves, and a second guard
     let limit = Duration::from_secs_f64(seconds) + STOP_GRACE;
     let (pos, s) = run_heavy(&state, limit, move |stop| {
         options.stop = stop.clone();
-        let solved = solver::solve(&pos, &options, Some(&st.tb));
+        let tb = if options.rules == st.tb.rules() {
+            &st.tb
+        } else {
+            &st.other
+        };
+        let solved = solver::solve(&pos, &options, Some(tb));
         // stopped from outside (the server is stopping): what it proved so far is not
         // the answer the request asked for
         if stop.load(Relaxed) {

@@ -63,7 +63,7 @@ impl Frame {
         options: &'a Options,
         tb: Option<&'a Tablebase>,
     ) -> Shared<'a> {
-        let tb = tb.filter(|_| !options.checks_only && !options.mate_only);
+        let tb = options.tables(tb);
         Shared {
             tt,
             tb,
@@ -78,6 +78,7 @@ impl Frame {
             heuristics: &self.heuristics,
             checks_only: options.checks_only,
             mate_only: options.mate_only,
+            rule: options.rule(),
         }
     }
 }
@@ -113,6 +114,7 @@ pub(super) fn shortest_win(
     let frame = Frame::new();
     let shared = frame.shared(tt, pos, options, tb);
     let mut searcher = Searcher::new(&shared);
+    searcher.path.reset(&options.history, pos);
     let mut pns =
         ProofNumbers::new(&mut searcher, table, pos.turn(), options).with_live(&options.live);
     let mut root = pos.clone();
@@ -157,6 +159,7 @@ fn line(
     shared.deadline = Some(Instant::now() + Duration::from_secs(5));
     shared.max_nodes = None;
     let mut searcher = Searcher::new(&shared);
+    searcher.path.reset(&options.history, pos);
     let mut pns = ProofNumbers::new(&mut searcher, table, pos.turn(), options);
     let mut line = Vec::new();
     let mut at = pos.clone();
@@ -174,37 +177,35 @@ fn line(
             if attacker && options.checks_only && !at.gives_check(m) {
                 continue;
             }
+            // (a move the rule forbids is never taken)
             let mut child = at.clone();
-            child.play_unchecked(m);
-            if attacker {
+            if pns.searcher().enter(&mut child, m).is_none() {
+                continue;
+            }
+            let found = if attacker {
                 // the quickest: the first move that mates within one ply less
-                let Some(v) = solved(&mut pns, &mut child, left - 1)? else {
-                    return Ok(line);
-                };
-                if v.is_proven() {
-                    chosen = Some((m, left - 1));
-                    break;
-                }
+                solved(&mut pns, &mut child, left - 1)?.map(|v| v.is_proven())
+            } else if left < 3 {
+                Some(true)
             } else {
                 // the longest resistance: the first reply after which no mate is shorter
                 // than one ply less
-                if left < 3 {
+                solved(&mut pns, &mut child, left - 3)?.map(|v| v.is_disproven())
+            };
+            pns.searcher().path.pop();
+            match found {
+                None => return Ok(line),
+                Some(true) => {
                     chosen = Some((m, left - 1));
                     break;
                 }
-                let Some(v) = solved(&mut pns, &mut child, left - 3)? else {
-                    return Ok(line);
-                };
-                if v.is_disproven() {
-                    chosen = Some((m, left - 1));
-                    break;
-                }
+                Some(false) => {}
             }
         }
         let Some((m, next)) = chosen else {
             break;
         };
-        at.play_unchecked(m);
+        pns.searcher().enter(&mut at, m);
         line.push(m);
         left = next;
     }
@@ -228,6 +229,7 @@ pub(super) fn solve(
     let (roots, mut solution) =
         Solution::start(pos, options, max_plies, super::Method::ProofNumber);
     let mut searcher = Searcher::new(&shared);
+    searcher.path.reset(&options.history, pos);
     let mut pns =
         ProofNumbers::new(&mut searcher, table, pos.turn(), options).with_live(&options.live);
     // the root first: its shortest win is the verdict, and what its proof learns serves
@@ -245,12 +247,21 @@ pub(super) fn solve(
     if let Some(Shortest::Exact(least)) = shortest {
         for &mv in &roots {
             let mut child = pos.clone();
-            child.play_unchecked(mv);
+            // (a first move the rule forbids never wins)
+            if pns.searcher().enter(&mut child, mv).is_none() {
+                continue;
+            }
             // (no move wins sooner than the root's shortest)
-            match pns.shortest(&mut child, least - 1, max_plies - 1) {
+            let r = pns.shortest(&mut child, least - 1, max_plies - 1);
+            pns.searcher().path.pop();
+            match r {
                 Ok(Shortest::Exact(n)) => {
                     options.live.proven.fetch_add(1, Relaxed);
-                    wins.push(WinningMove { mv, plies: n + 1 });
+                    wins.push(WinningMove {
+                        mv,
+                        plies: n + 1,
+                        by_rule: None,
+                    });
                 }
                 Ok(Shortest::None) => {}
                 Ok(Shortest::Stopped(_)) => {
@@ -282,6 +293,17 @@ pub(super) fn solve(
     solution.winning_moves = wins;
     if let Verdict::Win { plies } = solution.verdict {
         solution.pv = line(&frame, tt, table, pos, options, tb, plies)?;
+    }
+    if options.rule() && !stopped {
+        let deadline = options.time.map(|t| frame.start + t);
+        super::mark_wins_by_rule(
+            &mut solution.winning_moves,
+            pos,
+            options,
+            options.tables(tb),
+            &frame.nodes,
+            deadline,
+        )?;
     }
     solution.nodes = frame.nodes.load(Relaxed);
     options.live.nodes.store(solution.nodes, Relaxed);

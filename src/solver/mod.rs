@@ -33,6 +33,7 @@ mod long;
 mod ordering;
 mod pns;
 pub mod report;
+pub mod rule;
 mod search;
 pub(crate) mod tt;
 mod witness;
@@ -45,9 +46,10 @@ use std::time::{Duration, Instant};
 
 use crate::game::moves::Move;
 use crate::game::position::Position;
-use crate::tablebase::{TableError, Tablebase};
+use crate::tablebase::{Rules, TableError, Tablebase};
 pub use long::{Length, LongProof};
 use pns::PnTable;
+pub use rule::History;
 use search::{Heuristics, Searcher, Shared, Stop};
 use tt::Tt;
 
@@ -87,6 +89,16 @@ pub struct Options {
     /// How the proof is searched. Both methods give the same answers; they differ in what
     /// they reach in a given time.
     pub method: Method,
+    /// The rules the game is played under: [`Rules::None`] (the default here: every line of
+    /// a proof ends in mate, and endless play is no win), or [`Rules::Asian`], under which a
+    /// move that completes a perpetual check (长将) is forbidden and a side left with
+    /// forbidden moves alone loses, so that a defence that holds only by checking forever
+    /// fails (see [`rule`]). Tables of other rules than these are not read under `Asian`.
+    pub rules: Rules,
+    /// The game's positions before the one solved (its last position must be the one
+    /// solved; otherwise, and by default, the proof starts a fresh line there), so that the
+    /// rule counts a repetition of them.
+    pub history: History,
 }
 
 /// How a proof is searched.
@@ -141,7 +153,23 @@ impl Options {
             checks_only: false,
             mate_only: false,
             method: Method::DepthFirst,
+            rules: Rules::None,
+            history: History::default(),
         }
+    }
+
+    /// Whether the perpetual-check rule applies.
+    pub fn rule(&self) -> bool {
+        self.rules == Rules::Asian
+    }
+
+    /// The tables a proof may read: none for a proof by checks alone or of checkmates only
+    /// (their distances allow quiet moves and count stalemates), none of the baseline's
+    /// under the rule (their draws may be wins by the rule).
+    fn tables<'a>(&self, tb: Option<&'a Tablebase>) -> Option<&'a Tablebase> {
+        tb.filter(|t| {
+            !self.checks_only && !self.mate_only && (!self.rule() || t.rules() == Rules::Asian)
+        })
     }
 }
 
@@ -178,6 +206,11 @@ pub struct WinningMove {
     pub mv: Move,
     /// Plies to mate after it, counting it.
     pub plies: u32,
+    /// Under the perpetual-check rule: whether the win within this length needs the rule
+    /// (`Some(true)`: without it the defender would hold, or last longer, by checking
+    /// forever) or stands without it (`Some(false)`); `None` without the rule, or when the
+    /// proof was stopped before this was asked.
+    pub by_rule: Option<bool>,
 }
 
 /// Everything the solver found.
@@ -202,6 +235,8 @@ pub struct Solution {
     pub mate_only: bool,
     /// How the proof was searched.
     pub method: Method,
+    /// The rules the proof was made under.
+    pub rules: Rules,
     /// Nodes searched.
     pub nodes: u64,
     /// Seconds taken.
@@ -209,6 +244,28 @@ pub struct Solution {
 }
 
 impl Solution {
+    /// How the main line ends: `checkmate` (将死), `stalemate` (困毙), or
+    /// `perpetual-check` (长将作负: the loser has legal moves and the rule forbids them
+    /// all); `None` without a line, or when the line was cut short. `root` is the position
+    /// solved.
+    pub fn ending(&self, root: &Position) -> Option<&'static str> {
+        let Verdict::Win { plies } = self.verdict else {
+            return None;
+        };
+        let end = self.pv.iter().fold(root.clone(), |mut p, &m| {
+            p.play_unchecked(m);
+            p
+        });
+        match end.game_end() {
+            Some(crate::game::movegen::GameEnd::Checkmate { .. }) => Some("checkmate"),
+            Some(crate::game::movegen::GameEnd::Stalemate { .. }) => Some("stalemate"),
+            None if self.pv.len() as u32 == plies && self.rules == Rules::Asian => {
+                Some("perpetual-check")
+            }
+            None => None,
+        }
+    }
+
     /// A proof's first moves (those that check, with [`Options::checks_only`]) and its
     /// solution before any is searched: no win yet, every move searched to the bound.
     fn start(
@@ -233,6 +290,7 @@ impl Solution {
             checks_only: options.checks_only,
             mate_only: options.mate_only,
             method,
+            rules: options.rules,
             nodes: 0,
             seconds: 0.0,
         };
@@ -397,9 +455,7 @@ fn solve_with(
     let max_plies = 2 * options.max_moves - 1;
     let nodes = AtomicU64::new(0);
     let heuristics = Heuristics::new();
-    // (the tables' distances allow quiet moves and count stalemates: a checks-only or a
-    // mate-only proof does without them)
-    let tb = tb.filter(|_| !options.checks_only && !options.mate_only);
+    let tb = options.tables(tb);
     let shared = Shared {
         tt,
         tb,
@@ -414,6 +470,7 @@ fn solve_with(
         heuristics: &heuristics,
         checks_only: options.checks_only,
         mate_only: options.mate_only,
+        rule: options.rule(),
     };
     let (roots, mut solution) = Solution::start(pos, options, max_plies, Method::DepthFirst);
     solution.searched_plies = 0;
@@ -431,15 +488,22 @@ fn solve_with(
                 // one searcher a thread for the whole proof
                 let mut searcher = Searcher::new(&shared);
                 let mut scratch = pos.clone();
+                searcher.path.reset(&options.history, pos);
                 while let Some((d, i)) = passes.next() {
                     options.live.depth.fetch_max(d, Relaxed);
                     // (should the search panic, the other threads must not wait for this
                     // task forever: the guard stops the proof as it unwinds)
                     let guard = Abandon(&passes);
                     let m = roots[i];
-                    let undo = scratch.play_unchecked(m);
-                    let r = searcher.mates_within(&mut scratch, d - 1, 1);
-                    scratch.undo(m, undo);
+                    // (a first move the rule forbids, after the game's history, never wins)
+                    let r = match searcher.enter(&mut scratch, m) {
+                        Some(undo) => {
+                            let r = searcher.mates_within(&mut scratch, d - 1, 1);
+                            searcher.leave(&mut scratch, m, undo);
+                            r
+                        }
+                        None => Ok(false),
+                    };
                     std::mem::forget(guard);
                     searcher.flush_nodes();
                     options.live.nodes.store(nodes.load(Relaxed), Relaxed);
@@ -464,7 +528,13 @@ fn solve_with(
     let mut winning: Vec<WinningMove> = roots
         .iter()
         .zip(&lengths)
-        .filter_map(|(&mv, l)| l.map(|plies| WinningMove { mv, plies }))
+        .filter_map(|(&mv, l)| {
+            l.map(|plies| WinningMove {
+                mv,
+                plies,
+                by_rule: None,
+            })
+        })
         .collect();
     winning.sort_by_key(|w| w.plies);
     solution.verdict = match (winning.first(), stopped) {
@@ -486,8 +556,20 @@ fn solve_with(
             ..shared
         };
         let mut searcher = Searcher::new(&pv_shared);
+        searcher.path.reset(&options.history, pos);
         solution.pv = principal_variation(&mut searcher, pos, solution.winning_moves[0].mv, plies)?;
         searcher.flush_nodes();
+    }
+    if options.rule() && !stopped {
+        let deadline = options.time.map(|t| start + t);
+        mark_wins_by_rule(
+            &mut solution.winning_moves,
+            pos,
+            options,
+            tb,
+            &nodes,
+            deadline,
+        )?;
     }
     solution.nodes = nodes.load(Relaxed);
     options.live.nodes.store(solution.nodes, Relaxed);
@@ -659,7 +741,7 @@ fn mate_distance_with(
     legal(pos)?;
     let nodes = AtomicU64::new(0);
     let start = Instant::now();
-    let tb = tb.filter(|_| !options.checks_only && !options.mate_only);
+    let tb = options.tables(tb);
     let shared = Shared {
         tt,
         tb,
@@ -674,8 +756,10 @@ fn mate_distance_with(
         heuristics: &Heuristics::new(),
         checks_only: options.checks_only,
         mate_only: options.mate_only,
+        rule: options.rule(),
     };
     let mut searcher = Searcher::new(&shared);
+    searcher.path.reset(&options.history, pos);
     let mut p = pos.clone();
     let r = searcher.distance(&mut p, max_plies);
     searcher.flush_nodes();
@@ -686,9 +770,59 @@ fn mate_distance_with(
     }
 }
 
+/// Under the rule, asks of each winning first move whether its win within its length
+/// stands without the rule ([`WinningMove::by_rule`]): a proof of the same length by the
+/// baseline's search, on a table of its own (the rule's bounds are not the baseline's).
+/// A stop leaves the rest unasked.
+fn mark_wins_by_rule(
+    wins: &mut [WinningMove],
+    pos: &Position,
+    options: &Options,
+    tb: Option<&Tablebase>,
+    nodes: &AtomicU64,
+    deadline: Option<Instant>,
+) -> Result<(), SolveError> {
+    let tt = Tt::new(options.hash_mb.min(64));
+    let heuristics = Heuristics::new();
+    let shared = Shared {
+        tt: &tt,
+        // (the baseline's mates are the asian tables' mates, with the same distances)
+        tb,
+        table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
+        attacker: pos.turn(),
+        attacker_kinds: pos.attacker_kinds_of(pos.turn()),
+        defender_kinds: pos.attacker_kinds_of(!pos.turn()),
+        stop: &options.stop,
+        deadline,
+        max_nodes: options.max_nodes,
+        nodes,
+        heuristics: &heuristics,
+        checks_only: options.checks_only,
+        mate_only: options.mate_only,
+        rule: false,
+    };
+    let mut searcher = Searcher::new(&shared);
+    let mut p = pos.clone();
+    for w in wins.iter_mut() {
+        let undo = p.play_unchecked(w.mv);
+        let r = searcher.mates_within(&mut p, w.plies - 1, 1);
+        p.undo(w.mv, undo);
+        match r {
+            Ok(without) => w.by_rule = Some(!without),
+            Err(Stop::Interrupted) => break,
+            Err(Stop::Table(e)) => return Err(e.into()),
+        }
+    }
+    searcher.flush_nodes();
+    Ok(())
+}
+
 /// The line from a winning first move: the defender takes the reply that resists longest
 /// (the first such in move generation order), the attacker the quickest mate (likewise).
-/// Ends early, without error, if the search is stopped.
+/// Under the rule the line is played on the searcher's path, so that a move the rule
+/// forbids is never taken: where the defender's checks would repeat, it deviates, and where
+/// every move it has is forbidden the line ends (it has lost by the rule). Ends early,
+/// without error, if the search is stopped.
 fn principal_variation(
     searcher: &mut Searcher,
     root: &Position,
@@ -697,7 +831,9 @@ fn principal_variation(
 ) -> Result<Vec<Move>, SolveError> {
     let mut pos = root.clone();
     let mut line = vec![first];
-    pos.play_unchecked(first);
+    let Some(_) = searcher.enter(&mut pos, first) else {
+        return Ok(line);
+    };
     let mut left = plies - 1;
     let step = |r: Result<Option<u32>, Stop>| -> Result<Option<Option<u32>>, SolveError> {
         match r {
@@ -710,9 +846,12 @@ fn principal_variation(
         // the defender: the longest resistance
         let mut best: Option<(Move, u32)> = None;
         for &m in pos.legal_moves().iter() {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let Some(dist) = step(searcher.distance(&mut child, left - 1))? else {
+            let Some(undo) = searcher.enter(&mut pos, m) else {
+                continue;
+            };
+            let r = searcher.distance(&mut pos, left - 1);
+            searcher.leave(&mut pos, m, undo);
+            let Some(dist) = step(r)? else {
                 return Ok(line);
             };
             let dist = dist.unwrap_or(left - 1);
@@ -721,9 +860,9 @@ fn principal_variation(
             }
         }
         let Some((reply, dist)) = best else {
-            break; // mated
+            break; // mated, or left with moves the rule forbids
         };
-        pos.play_unchecked(reply);
+        searcher.enter(&mut pos, reply);
         line.push(reply);
         left = dist;
         if left == 0 {
@@ -735,9 +874,12 @@ fn principal_variation(
             if searcher.checks_only() && !pos.gives_check(m) {
                 continue;
             }
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            match step(searcher.distance(&mut child, left - 1))? {
+            let Some(undo) = searcher.enter(&mut pos, m) else {
+                continue;
+            };
+            let r = searcher.distance(&mut pos, left - 1);
+            searcher.leave(&mut pos, m, undo);
+            match step(r)? {
                 None => return Ok(line),
                 Some(Some(n)) if n + 1 == left => {
                     chosen = Some(m);
@@ -749,7 +891,7 @@ fn principal_variation(
         let Some(m) = chosen else {
             return Ok(line);
         };
-        pos.play_unchecked(m);
+        searcher.enter(&mut pos, m);
         line.push(m);
         left -= 1;
     }

@@ -332,7 +332,8 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         match bound {
             None => Ok(Val::refuted(1)),
             Some(bound) => {
-                if let Some(v) = self.table.get(pos.key()).and_then(|e| e.at(bound))
+                let key = self.searcher.path.tt_key(pos);
+                if let Some(v) = self.table.get(key).and_then(|e| e.at(bound))
                     && (v.is_proven() || v.is_disproven())
                 {
                     return Ok(v);
@@ -402,7 +403,7 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         thdn: u32,
         ply: usize,
     ) -> Result<Val, Stop> {
-        let key = pos.key();
+        let key = self.searcher.path.tt_key(pos);
         let before = self.nodes;
         self.nodes += 1;
         if bound <= LEAF {
@@ -434,12 +435,25 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         }
         let mut kids = std::mem::take(&mut self.kids[ply]);
         kids.clear();
-        for &mv in pos.legal_moves().iter() {
+        // (under the rule, after a check a child's key may hold the line, and a move may be
+        // forbidden: each is then played to learn them)
+        let plain = self.searcher.path.children_plain();
+        let legal = pos.legal_moves();
+        for &mv in legal.iter() {
             let check = attacker && pos.gives_check(mv);
             if attacker && self.checks_only && !check {
                 continue;
             }
-            let after = pos.key_after(mv);
+            let after = if plain {
+                pos.key_after(mv)
+            } else {
+                let Some(undo) = self.searcher.enter(pos, mv) else {
+                    continue;
+                };
+                let key = self.searcher.path.tt_key(pos);
+                self.searcher.leave(pos, mv, undo);
+                key
+            };
             let known = self.table.get(after).and_then(|e| e.at(bound - 1));
             let v = match known {
                 Some(v) => v,
@@ -467,10 +481,12 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             kids.push(Kid { mv, v });
         }
         let v = if kids.is_empty() {
-            // the side to move has no move (or no check, in a proof by checks alone): the
-            // attacker has lost (or cannot go on); the defender is mated, or stalemated,
-            // which wins unless only mate counts
-            if attacker || (self.mate_only && !pos.is_check()) {
+            // the side to move has no move (or no check, in a proof by checks alone, or only
+            // moves the rule forbids): the attacker has lost (or cannot go on); the defender
+            // is mated, or stalemated, or lost by the rule, which wins unless only mate
+            // counts
+            let mated = legal.is_empty() && pos.is_check();
+            if attacker || (self.mate_only && !mated) {
                 Val::refuted(NONE)
             } else {
                 Val::proven(0)
@@ -519,9 +535,12 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
                 )
             };
             let mv = kids[best].mv;
-            let undo = pos.play_unchecked(mv);
+            let undo = self
+                .searcher
+                .enter(pos, mv)
+                .expect("a move the rule forbids is never a kid");
             let r = self.mid(pos, bound - 1, cpn, cdn, ply + 1);
-            pos.undo(mv, undo);
+            self.searcher.leave(pos, mv, undo);
             kids[best].v = r?;
         }
     }

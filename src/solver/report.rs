@@ -22,6 +22,18 @@ pub struct MoveTexts {
     /// For a winning first move: plies to mate after it is played, counting it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plies: Option<u32>,
+    /// For a winning first move under the perpetual-check rule: whether its win within
+    /// that length needs the rule (`true`) or stands without it (`false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_rule: Option<bool>,
+    /// In the main line: the position after this move repeats one before it (the game's
+    /// history included).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub repeats: bool,
+    /// In the main line under the rule: the moves (ICCS) the rule forbade the mover here,
+    /// each of which would have completed a perpetual check (长将作负: it must change).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
 }
 
 impl MoveTexts {
@@ -33,6 +45,9 @@ impl MoveTexts {
             wxf: notation::format_move(pos, m, Notation::Wxf, style),
             chinese: notation::format_move(pos, m, Notation::Chinese, style),
             plies,
+            by_rule: None,
+            repeats: false,
+            forbidden: Vec::new(),
         }
     }
 }
@@ -59,8 +74,9 @@ pub struct SolveReport {
     /// How the proof was searched: `depth-first` or `proof-number` (the answers are the
     /// same).
     pub method: String,
-    /// How the main line ends: `checkmate` (将死) or `stalemate` (困毙); `null` when
-    /// there is no win (or the line was cut short by a stop).
+    /// How the main line ends: `checkmate` (将死), `stalemate` (困毙), or
+    /// `perpetual-check` (长将作负: the loser has legal moves, and the rule forbids every
+    /// one); `null` when there is no win (or the line was cut short by a stop).
     pub ending: Option<&'static str>,
     /// Every winning first move with its length.
     pub winning_moves: Vec<MoveTexts>,
@@ -70,13 +86,15 @@ pub struct SolveReport {
     pub nodes: u64,
     /// Seconds taken.
     pub seconds: f64,
-    /// The rule set of the tables read (a forced mate wins under every rule set).
+    /// The rules the proof was made under: `asian` (a defence by perpetual check fails:
+    /// 长将作负) or `none` (every line ends in mate; endless play is no win).
     pub rules: &'static str,
 }
 
 impl SolveReport {
-    /// The report of `s`, a solution of `pos` found with tables of `rules`.
-    pub fn new(pos: &Position, s: &Solution, rules: Rules) -> SolveReport {
+    /// The report of `s`, a solution of `pos` (its rules are the solution's own; `_rules`,
+    /// the tables', are read under them when they agree).
+    pub fn new(pos: &Position, s: &Solution, _rules: Rules) -> SolveReport {
         let (verdict, plies) = match s.verdict {
             Verdict::Win { plies } => ("win", Some(plies)),
             Verdict::None => ("none", None),
@@ -84,16 +102,26 @@ impl SolveReport {
         };
         let mut line = Vec::new();
         let mut p = pos.clone();
-        for &m in &s.pv {
-            line.push(MoveTexts::new(&p, m, None));
+        let repeats =
+            crate::solver::rule::Path::repetitions(&crate::solver::History::default(), pos, &s.pv);
+        let forbidden = if s.rules == Rules::Asian {
+            crate::solver::rule::Path::forbidden_along(
+                &crate::solver::History::default(),
+                pos,
+                &s.pv,
+            )
+        } else {
+            vec![Vec::new(); s.pv.len()]
+        };
+        for ((&m, again), kept) in s.pv.iter().zip(repeats).zip(forbidden) {
+            line.push(MoveTexts {
+                repeats: again,
+                forbidden: kept.iter().map(|k| k.iccs()).collect(),
+                ..MoveTexts::new(&p, m, None)
+            });
             p.play_unchecked(m);
         }
-        let ending = match p.game_end() {
-            _ if s.pv.is_empty() => None,
-            Some(crate::game::movegen::GameEnd::Checkmate { .. }) => Some("checkmate"),
-            Some(crate::game::movegen::GameEnd::Stalemate { .. }) => Some("stalemate"),
-            None => None,
-        };
+        let ending = s.ending(pos);
         SolveReport {
             ending,
             mate_only: s.mate_only,
@@ -108,12 +136,15 @@ impl SolveReport {
             winning_moves: s
                 .winning_moves
                 .iter()
-                .map(|w| MoveTexts::new(pos, w.mv, Some(w.plies)))
+                .map(|w| MoveTexts {
+                    by_rule: w.by_rule,
+                    ..MoveTexts::new(pos, w.mv, Some(w.plies))
+                })
                 .collect(),
             pv: line,
             nodes: s.nodes,
             seconds: s.seconds,
-            rules: rules.name(),
+            rules: s.rules.name(),
         }
     }
 }

@@ -13,12 +13,13 @@ use std::time::Instant;
 use super::checks::{CheckFilter, check_candidates, moves_touching};
 pub use super::ordering::Heuristics;
 use super::ordering::{MAX_PLY, NO_KILLER, move_index, pick, piece_value};
+use super::rule::{self, Path};
 use super::tt::{Bounds, Tt};
 use super::witness::Witnesses;
 use crate::game::material::Material;
 use crate::game::moves::{Move, MoveList};
 use crate::game::piece::Color;
-use crate::game::position::Position;
+use crate::game::position::{Position, Undo};
 use crate::game::square::Square;
 use crate::tablebase::index::MAX_PIECES;
 use crate::tablebase::probe::placement;
@@ -57,6 +58,10 @@ pub struct Shared<'a> {
     pub checks_only: bool,
     /// Only a checkmate wins: a stalemate (困毙) ends the game without the win asked for.
     pub mate_only: bool,
+    /// The perpetual-check rule applies (`--rules asian`, see [`super::rule`]): a move
+    /// that completes a perpetual check is forbidden, and a side left with forbidden moves
+    /// alone has lost.
+    pub rule: bool,
 }
 
 /// One thread's search state: the tables it has looked up, its move lists.
@@ -74,6 +79,8 @@ pub struct Searcher<'a> {
     /// Per move of the attacker's (by [`move_index`]), the defender's answer that last
     /// escaped it in a mate-in-one test, as a killer is kept.
     escapes: Box<[u16]>,
+    /// The line from the game's start to the node searched (kept under the rule only).
+    pub(super) path: Path,
 }
 
 /// A quick hash for the few materials a search meets (the standard one, built against
@@ -107,14 +114,19 @@ enum Tried {
     Exhausted,
     /// The side to move has no legal move.
     NoLegalMove,
+    /// The side to move has legal moves, and the perpetual-check rule forbids them all.
+    OnlyForbidden,
 }
 
-/// The attacker mates within this many plies, or never: the tables' exact value of a
-/// position for the attacker.
-fn table_distance(v: Value, attacker_to_move: bool) -> Option<u32> {
+/// The attacker mates within this many plies (`Some(Some(n))`), or never (`Some(None)`):
+/// the tables' value of a position for the attacker; `None` when the table does not
+/// decide it: a win by the perpetual-check rule, which has no distance, is searched
+/// when the solver applies the rule (without it, it is no win).
+fn table_distance(v: Value, attacker_to_move: bool, rule: bool) -> Option<Option<u32>> {
     match (v, attacker_to_move) {
-        (Value::Win(n), true) | (Value::Loss(n), false) => Some(n),
-        _ => None,
+        (Value::Win(n), true) | (Value::Loss(n), false) => Some(Some(n)),
+        (Value::RuleWin(_), true) | (Value::RuleLoss(_), false) if rule => None,
+        _ => Some(None),
     }
 }
 
@@ -128,7 +140,77 @@ impl<'a> Searcher<'a> {
             spare: None,
             robust: None,
             escapes: vec![NO_KILLER; 8100].into_boxed_slice(),
+            path: Path::new(shared.rule),
         }
+    }
+
+    /// Plays `m` and adds the position to the line; `None`, with nothing played, when the
+    /// perpetual-check rule forbids the move.
+    #[inline]
+    pub(super) fn enter(&mut self, pos: &mut Position, m: Move) -> Option<Undo> {
+        if !self.path.on() {
+            return Some(pos.play_unchecked(m));
+        }
+        let irreversible = rule::irreversible(pos, m);
+        let undo = pos.play_unchecked(m);
+        if self.path.push(pos, irreversible) {
+            self.path.pop();
+            pos.undo(m, undo);
+            return None;
+        }
+        Some(undo)
+    }
+
+    /// Takes back a move [`Searcher::enter`] played.
+    #[inline]
+    pub(super) fn leave(&mut self, pos: &mut Position, m: Move, undo: Undo) {
+        pos.undo(m, undo);
+        self.path.pop();
+    }
+
+    /// Whether the defender (to move) has lost here: it has no legal move (checkmate, or
+    /// stalemate unless only mate counts), or the rule forbids every one (unless only mate
+    /// counts: the game ends by the rule, not by mate).
+    fn defender_lost_now(&mut self, pos: &mut Position) -> bool {
+        let in_check = pos.is_check();
+        if !self.path.may_forbid() {
+            return !pos.has_legal_move() && (!self.shared.mate_only || in_check);
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return !self.shared.mate_only || in_check;
+        }
+        if self.shared.mate_only {
+            return false;
+        }
+        for &m in moves.iter() {
+            if let Some(undo) = self.enter(pos, m) {
+                self.leave(pos, m, undo);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The mate-in-one test where the defender's answers may be forbidden by the rule (its
+    /// last move gave check): every move of the attacker's played, and the defender's
+    /// answers after it asked of the line.
+    fn mate_in_one_by_rule(&mut self, pos: &mut Position) -> bool {
+        for &m in pos.legal_moves().iter() {
+            if self.shared.checks_only && !pos.gives_check(m) {
+                continue;
+            }
+            self.nodes += 1;
+            let Some(undo) = self.enter(pos, m) else {
+                continue;
+            };
+            let lost = self.defender_lost_now(pos);
+            self.leave(pos, m, undo);
+            if lost {
+                return true;
+            }
+        }
+        false
     }
 
     /// What tests the legality of the side to move's moves, against the kinds of piece the
@@ -210,7 +292,11 @@ impl<'a> Searcher<'a> {
             Err(e) => return Err(Stop::Table(e)),
         };
         let v = table.probe(&pl).map_err(Stop::Table)?;
-        Ok(Some(table_distance(v, pos.turn() == self.shared.attacker)))
+        Ok(table_distance(
+            v,
+            pos.turn() == self.shared.attacker,
+            self.shared.rule,
+        ))
     }
 
     /// Whether the attacker forces mate within `d` plies from `pos` (either side to move).
@@ -229,10 +315,14 @@ impl<'a> Searcher<'a> {
         self.tick()?;
         if attacker && d == 1 {
             // a leaf: answered exactly and cheaply without the tables or the transposition
-            // table, whose random access costs more than the answer
+            // table, whose random access costs more than the answer (under the rule, after a
+            // check of the defender's its answers may be forbidden: then move by move)
+            if self.path.may_forbid_after_reply() {
+                return Ok(self.mate_in_one_by_rule(pos));
+            }
             return Ok(self.mate_in_one(pos));
         }
-        let key = pos.key();
+        let key = self.path.tt_key(pos);
         let known = self.shared.tt.get(key);
         if known.mates_within(d) {
             return Ok(true);
@@ -301,9 +391,11 @@ impl<'a> Searcher<'a> {
         if !pos.is_pseudo_legal(m) || !pos.is_legal_pseudo(m) {
             return Ok(None);
         }
-        let undo = pos.play_unchecked(m);
+        let Some(undo) = self.enter(pos, m) else {
+            return Ok(None);
+        };
         let r = self.mates_within(pos, d - 1, ply + 1);
-        pos.undo(m, undo);
+        self.leave(pos, m, undo);
         Ok(if r? { None } else { Some((m, remembered)) })
     }
 
@@ -448,10 +540,10 @@ impl<'a> Searcher<'a> {
         known: Bounds,
         attacker: bool,
     ) -> Result<bool, Stop> {
-        let key = pos.key();
+        let key = self.path.tt_key(pos);
         if !attacker && d == 0 {
             // (a stalemate is no mate when only mate counts)
-            let lost = !pos.has_legal_move() && (!self.shared.mate_only || pos.is_check());
+            let lost = self.defender_lost_now(pos);
             let b = if lost {
                 Bounds::NONE.with_mate_within(0)
             } else {
@@ -466,6 +558,7 @@ impl<'a> Searcher<'a> {
         // move is credited as a killer, not kept as the position's move)
         if !attacker
             && d >= 4
+            && self.path.children_plain()
             && let Some(m) = self.refuted_by_table(pos, list, d)
         {
             let now = self.shared.tt.get(key).with_no_mate_within(d);
@@ -506,6 +599,18 @@ impl<'a> Searcher<'a> {
         self.scored[ply.min(MAX_PLY)] = scored;
         let now = self.shared.tt.get(key);
         let mates = match result? {
+            Tried::OnlyForbidden => {
+                // the side to move must play a forbidden move and loses by the rule: the
+                // defender "mated" (unless only mate counts), the attacker never winning
+                let lost = !attacker && !self.shared.mate_only;
+                let b = if lost {
+                    Bounds::NONE.with_mate_within(0)
+                } else {
+                    Bounds::NONE.with_never()
+                };
+                self.shared.tt.put(key, b);
+                lost
+            }
             Tried::NoLegalMove => {
                 // the side to move has lost: mate in 0 if it is the defender, never if not
                 // (nor if only mate counts and the defender is stalemated)
@@ -569,6 +674,7 @@ impl<'a> Searcher<'a> {
     ) -> Result<Tried, Stop> {
         let legality = self.legality(pos);
         let mut any_legal = false;
+        let mut any_allowed = false;
         let n = scored.len();
         if want {
             // the attacker tries every move where it fails, which is most nodes: one sort
@@ -595,18 +701,23 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             any_legal = true;
-            let undo = pos.play_unchecked(m);
+            let Some(undo) = self.enter(pos, m) else {
+                continue;
+            };
+            any_allowed = true;
             if !want && d > 2 {
-                self.shared.tt.prefetch(pos.key());
+                self.shared.tt.prefetch(self.path.tt_key(pos));
             }
             let r = self.mates_within(pos, d - 1, ply + 1);
-            pos.undo(m, undo);
+            self.leave(pos, m, undo);
             if r? == want {
                 return Ok(Tried::Decided(m));
             }
         }
-        Ok(if any_legal {
+        Ok(if any_allowed {
             Tried::Exhausted
+        } else if any_legal {
+            Tried::OnlyForbidden
         } else {
             Tried::NoLegalMove
         })
@@ -811,6 +922,7 @@ mod tests {
             heuristics: &heuristics,
             checks_only: false,
             mate_only: false,
+            rule: false,
         };
         // one searcher for all, as in a search: the witnesses and answers it remembers
         // from one position are tried on the next (the positions come in game order)

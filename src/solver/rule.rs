@@ -1,0 +1,401 @@
+//! The perpetual-check rule (长将作负) in the proof search.
+//!
+//! Under `--rules asian` a proof is a proof in the game players play: a move that completes
+//! a repetition is forbidden to its mover when, in the cycle since the position last
+//! occurred, every move of the mover's gave check and not every move of the other side's
+//! did (长将; when both sides checked on every move, 解将还将, the repetition is allowed and
+//! the game is a draw; one check and one idle move, 一将一闲, is allowed). The side whose
+//! every legal move is forbidden must play one and loses by the rule, as a side without a
+//! legal move loses. The search keeps the line from the root (and the game's moves before
+//! it, [`History`]) as a [`Path`], and asks it of each move.
+//!
+//! A forbidden move lands on a position reached by a check of the mover's, and every move
+//! of the mover's since that position must have been a check too. So an earlier position
+//! can matter to a node's subtree only while one side's unbroken run of checks reaches back
+//! to it, with no capture and no advance of a soldier (which no line can undo) in between.
+//! A node's transposition-table key is its Zobrist key mixed with the keys of the line
+//! back to the earliest such position ([`Path::tt_key`]): the bounds a node stores are then
+//! exact for every line that reaches it with the same key, and a node that no run of checks
+//! reaches (most of them) keeps its plain key, shared with every transposition.
+
+use crate::game::moves::Move;
+use crate::game::piece::Kind;
+use crate::game::position::Position;
+
+/// One position of a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Step {
+    /// The position's Zobrist key.
+    key: u64,
+    /// The side to move is in check: the move into the position gave check.
+    check: bool,
+    /// The move into the position can never be undone (a capture, a soldier's step
+    /// forward), or the line starts here: no position before it recurs after it.
+    fresh: bool,
+    /// The key of the position's bounds in the transposition table.
+    tt_key: u64,
+}
+
+/// Whether `m` can never be undone: a capture, or a soldier's step forward.
+pub fn irreversible(pos: &Position, m: Move) -> bool {
+    pos.piece_at(m.to()).is_some()
+        || pos
+            .piece_at(m.from())
+            .is_some_and(|p| p.kind == Kind::Soldier && m.from().rank() != m.to().rank())
+}
+
+/// The positions of a game before the position a proof starts from, so that a repetition
+/// of one of them counts as the rule counts it (a proof from a FEN starts with none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    steps: Vec<Step>,
+}
+
+impl History {
+    /// The positions of a game from `start` through `moves` (each legal where it is
+    /// played), the last being the position the proof starts from.
+    pub fn new(start: &Position, moves: &[Move]) -> History {
+        let mut pos = start.clone();
+        let mut steps = vec![Step {
+            key: pos.key(),
+            check: pos.is_check(),
+            fresh: true,
+            tt_key: pos.key(),
+        }];
+        for &m in moves {
+            let fresh = irreversible(&pos, m);
+            pos.play_unchecked(m);
+            steps.push(Step {
+                key: pos.key(),
+                check: pos.is_check(),
+                fresh,
+                tt_key: 0,
+            });
+        }
+        History { steps }
+    }
+
+    /// The key of the last position, the one a proof with this history starts from.
+    pub fn last_key(&self) -> Option<u64> {
+        self.steps.last().map(|s| s.key)
+    }
+
+    /// No positions.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
+/// The line from the game's start (or the proof's root) to the node being searched.
+#[derive(Clone, Debug)]
+pub struct Path {
+    /// Whether the rule applies; without it the path keeps nothing and every key is plain.
+    on: bool,
+    steps: Vec<Step>,
+}
+
+/// An order-sensitive mix of the keys of a line.
+fn mix(keys: &[Step]) -> u64 {
+    let mut h: u64 = 0x243f_6a88_85a3_08d3;
+    for s in keys {
+        h = (h ^ s.key)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(27);
+    }
+    h
+}
+
+impl Path {
+    /// A path that applies the rule when `on`.
+    pub fn new(on: bool) -> Path {
+        Path {
+            on,
+            steps: Vec::with_capacity(256),
+        }
+    }
+
+    /// Whether the rule applies.
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Starts the line at `root`, after `history` (whose last position is the root; an
+    /// empty history starts the line at the root).
+    pub fn reset(&mut self, history: &History, root: &Position) {
+        self.steps.clear();
+        if !self.on {
+            return;
+        }
+        if history.last_key() == Some(root.key()) {
+            self.steps.extend_from_slice(&history.steps);
+        } else {
+            self.steps.push(Step {
+                key: root.key(),
+                check: root.is_check(),
+                fresh: true,
+                tt_key: 0,
+            });
+        }
+        let last = self.steps.len() - 1;
+        self.steps[last].tt_key = self.tt_key_of(last);
+    }
+
+    /// The number of positions on the line (0 without the rule).
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Whether the line is empty (always, without the rule).
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// Cuts the line back to `len` positions.
+    pub fn truncate(&mut self, len: usize) {
+        self.steps.truncate(len);
+    }
+
+    /// Adds `pos`, reached by a move that was `irreversible`, and says whether that move is
+    /// forbidden by the rule (the caller then takes it back and pops it). Without the
+    /// rule, nothing is kept and no move is forbidden.
+    #[inline]
+    pub fn push(&mut self, pos: &Position, irreversible: bool) -> bool {
+        if !self.on {
+            return false;
+        }
+        self.steps.push(Step {
+            key: pos.key(),
+            check: pos.is_check(),
+            fresh: irreversible,
+            tt_key: 0,
+        });
+        let last = self.steps.len() - 1;
+        self.steps[last].tt_key = self.tt_key_of(last);
+        self.forbidden_last()
+    }
+
+    /// Takes the last position off the line.
+    #[inline]
+    pub fn pop(&mut self) {
+        if self.on {
+            self.steps.pop();
+        }
+    }
+
+    /// The transposition-table key of the last position (`pos`): its Zobrist key, mixed
+    /// with the line back to the earliest position a run of checks still reaches.
+    #[inline]
+    pub fn tt_key(&self, pos: &Position) -> u64 {
+        match self.steps.last() {
+            Some(s) if self.on => s.tt_key,
+            _ => pos.key(),
+        }
+    }
+
+    /// Whether the key of the position after any move of the side to move is its plain
+    /// Zobrist key, and no such move is forbidden: neither side's last move gave check (no
+    /// run of checks reaches back past the child). Then a child's bounds may be looked up
+    /// by [`Position::key_after`].
+    pub fn children_plain(&self) -> bool {
+        let n = self.steps.len();
+        !self.on || n < 2 || (!self.steps[n - 1].check && !self.steps[n - 2].check)
+    }
+
+    /// Whether, after a move of the side to move, the other side's answers could be
+    /// forbidden: its last move (into this position) gave check.
+    #[inline]
+    pub fn may_forbid_after_reply(&self) -> bool {
+        let n = self.steps.len();
+        self.on && n >= 3 && self.steps[n - 1].check
+    }
+
+    /// Whether a move of the side to move could be forbidden: its last move gave check.
+    #[inline]
+    pub fn may_forbid(&self) -> bool {
+        let n = self.steps.len();
+        self.on && n >= 4 && self.steps[n - 2].check && !self.steps[n - 1].fresh
+    }
+
+    /// The earliest position that a later repetition could go back to from position `c`
+    /// (`c` itself when none before it can).
+    fn reach(&self, c: usize) -> usize {
+        let s = &self.steps;
+        let mut earliest = c;
+        // a run walks back two plies at a time over positions reached by checks
+        let walk = |mut j: usize, earliest: &mut usize| {
+            while j >= 2 && !s[j].fresh && !s[j - 1].fresh {
+                j -= 2;
+                if !s[j].check {
+                    break;
+                }
+                *earliest = (*earliest).min(j);
+            }
+        };
+        // the side that moved into c: its run through c
+        if s[c].check {
+            walk(c, &mut earliest);
+        }
+        // the other side: its run through c − 1
+        if c >= 1 && !s[c].fresh && s[c - 1].check {
+            earliest = earliest.min(c - 1);
+            walk(c - 1, &mut earliest);
+        }
+        earliest
+    }
+
+    fn tt_key_of(&self, c: usize) -> u64 {
+        let from = self.reach(c);
+        if from == c {
+            self.steps[c].key
+        } else {
+            self.steps[c].key ^ mix(&self.steps[from..c])
+        }
+    }
+
+    /// Whether the move into the last position is forbidden: it completes a repetition of
+    /// the nearest earlier occurrence of that position, every move of the mover's since
+    /// then (this one included) gave check, and not every move of the other side's did.
+    fn forbidden_last(&self) -> bool {
+        let s = &self.steps;
+        let n = s.len();
+        let top = s[n - 1];
+        if !top.check || top.fresh || n < 5 {
+            return false;
+        }
+        // positions with the same side to move: n − 3, n − 5, …, reached by the mover;
+        // between them n − 2, n − 4, …, reached by the other side
+        let mut other_all_checks = true;
+        let mut j = n - 1;
+        while j >= 2 {
+            // the other side's move into j − 1
+            other_all_checks &= s[j - 1].check;
+            if s[j - 1].fresh {
+                return false;
+            }
+            j -= 2;
+            if s[j].key == top.key {
+                return !other_all_checks;
+            }
+            if !s[j].check || s[j].fresh {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// For each move of a line, the other legal moves the rule forbade its mover there
+    /// (moves that would have completed a perpetual check), after `history`.
+    pub fn forbidden_along(history: &History, start: &Position, line: &[Move]) -> Vec<Vec<Move>> {
+        let mut path = Path::new(true);
+        path.reset(history, start);
+        let mut pos = start.clone();
+        line.iter()
+            .map(|&m| {
+                let mut kept = Vec::new();
+                if path.may_forbid() {
+                    for &other in pos.legal_moves().iter() {
+                        let irr = irreversible(&pos, other);
+                        let undo = pos.play_unchecked(other);
+                        if path.push(&pos, irr) {
+                            kept.push(other);
+                        }
+                        path.pop();
+                        pos.undo(other, undo);
+                    }
+                }
+                let irr = irreversible(&pos, m);
+                pos.play_unchecked(m);
+                path.push(&pos, irr);
+                kept
+            })
+            .collect()
+    }
+
+    /// Whether the position after each move of a line repeats an earlier one (of the line
+    /// or of the history), for a report: `Some(i)` where the line's `i`th position after
+    /// its start repeats, `None` otherwise.
+    pub fn repetitions(history: &History, start: &Position, line: &[Move]) -> Vec<bool> {
+        let mut seen: Vec<u64> = history.steps.iter().map(|s| s.key).collect();
+        if seen.last() != Some(&start.key()) {
+            seen = vec![start.key()];
+        }
+        let mut pos = start.clone();
+        line.iter()
+            .map(|&m| {
+                pos.play_unchecked(m);
+                let again = seen.contains(&pos.key());
+                seen.push(pos.key());
+                again
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(fen: &str, moves: &[&str]) -> (Position, Vec<Move>) {
+        let mut pos: Position = fen.parse().unwrap();
+        let start = pos.clone();
+        let mut out = Vec::new();
+        for s in moves {
+            let m = crate::notation::parse_move(&pos, s).unwrap();
+            pos.play_unchecked(m);
+            out.push(m);
+        }
+        (start, out)
+    }
+
+    /// Plays a line through a path, returning which moves it called forbidden.
+    fn forbidden(start: &Position, moves: &[Move]) -> Vec<bool> {
+        let mut path = Path::new(true);
+        path.reset(&History::default(), start);
+        let mut pos = start.clone();
+        moves
+            .iter()
+            .map(|&m| {
+                let irr = irreversible(&pos, m);
+                pos.play_unchecked(m);
+                path.push(&pos, irr)
+            })
+            .collect()
+    }
+
+    /// A chariot checks from the side and from the front in turn, the general steps up and
+    /// down: the check that would repeat the first checked position is forbidden.
+    #[test]
+    fn a_perpetual_check_is_forbidden_when_it_repeats() {
+        // black's chariot checks along rank 0 and rank 1 by turns, red's general steps
+        // between e0 and e1
+        let fen = "5k3/9/9/9/9/7r1/9/9/9/4K4 b";
+        let (start, moves) = line(fen, &["h4h0", "e0e1", "h0h1", "e1e0", "h1h0"]);
+        let f = forbidden(&start, &moves);
+        // the first moves are fine; the last repeats the position after the first check
+        assert_eq!(&f[..4], &[false, false, false, false], "{f:?}");
+        assert!(f[4], "{f:?}");
+    }
+
+    /// The same cycle with a capture in it is no repetition.
+    #[test]
+    fn nothing_repeats_across_a_capture() {
+        let mut path = Path::new(true);
+        let pos: Position = "5k3/9/9/9/9/7r1/9/9/9/4K4 b".parse().unwrap();
+        path.reset(&History::default(), &pos);
+        // the same position pushed again, the second time marked irreversible
+        assert!(!path.push(&pos, true));
+        assert_eq!(path.tt_key(&pos), pos.key());
+    }
+
+    /// Without the rule the path keeps nothing and every key is plain.
+    #[test]
+    fn without_the_rule_nothing_is_kept() {
+        let mut path = Path::new(false);
+        let pos: Position = "5k3/9/9/9/9/7r1/9/9/9/4K4 b".parse().unwrap();
+        path.reset(&History::default(), &pos);
+        assert!(!path.push(&pos, false));
+        assert!(path.is_empty());
+        assert_eq!(path.tt_key(&pos), pos.key());
+    }
+}

@@ -1,0 +1,242 @@
+//! The solver under the perpetual-check rule (`--rules asian`): wins that the defender can
+//! stop only by checking forever, draws where both sides check (解将还将), and the asian
+//! tables' values against the solver's on positions of small rule-sensitive endgames.
+
+mod common;
+
+use canju::Position;
+use canju::game::material::Material;
+use canju::solver::{self, History, Method, Options, Verdict};
+use canju::tablebase::{Rules, Tablebase, Value};
+use common::{TempDir, build_tables, canju, for_each_position};
+
+fn options(max_moves: u32, rules: Rules) -> Options {
+    let mut o = Options::new(max_moves);
+    o.rules = rules;
+    o.hash_mb = 16;
+    o
+}
+
+fn solve(fen: &str, max_moves: u32, rules: Rules, method: Method) -> solver::Solution {
+    let pos: Position = fen.parse().unwrap();
+    let mut o = options(max_moves, rules);
+    o.method = method;
+    solver::solve(&pos, &o, None).unwrap()
+}
+
+/// 车对马: the horse's only defence is to check for ever (red's general steps between d0
+/// and d1); under the rule black must change and is mated, without it the game is drawn.
+const HORSE_CHECKS: &str = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1";
+
+#[test]
+fn a_defence_by_perpetual_check_fails_under_the_rule() {
+    for method in [Method::DepthFirst, Method::ProofNumber] {
+        let none = solve(HORSE_CHECKS, 10, Rules::None, method);
+        assert_eq!(none.verdict, Verdict::None, "{method}");
+        let asian = solve(HORSE_CHECKS, 10, Rules::Asian, method);
+        assert_eq!(asian.verdict, Verdict::Win { plies: 15 }, "{method}");
+        assert_eq!(asian.winning_moves.len(), 1);
+        assert_eq!(asian.winning_moves[0].by_rule, Some(true), "{method}");
+        assert_eq!(asian.pv.len(), 15);
+        // one move less: no win, even by the rule
+        let short = solve(HORSE_CHECKS, 7, Rules::Asian, method);
+        assert_eq!(short.verdict, Verdict::None, "{method}");
+    }
+}
+
+/// A win that needs no rule says so, and the two rule sets agree on it.
+#[test]
+fn a_win_without_the_rule_is_the_same_under_it() {
+    // 双车错
+    let fen = "4k4/9/9/9/9/9/9/9/R8/R2K5 w";
+    let none = solve(fen, 3, Rules::None, Method::DepthFirst);
+    let asian = solve(fen, 3, Rules::Asian, Method::DepthFirst);
+    assert_eq!(none.verdict, asian.verdict);
+    assert_eq!(
+        none.winning_moves
+            .iter()
+            .map(|w| (w.mv, w.plies))
+            .collect::<Vec<_>>(),
+        asian
+            .winning_moves
+            .iter()
+            .map(|w| (w.mv, w.plies))
+            .collect::<Vec<_>>()
+    );
+    assert!(asian.winning_moves.iter().all(|w| w.by_rule == Some(false)));
+    assert!(none.winning_moves.iter().all(|w| w.by_rule.is_none()));
+}
+
+/// The game's history counts: a position reached by the horse's checks before the root
+/// makes the same check forbidden at once.
+#[test]
+fn the_history_before_the_root_counts() {
+    let start: Position = HORSE_CHECKS.parse().unwrap();
+    // red's general steps up, the horse checks, the general steps back, the horse checks
+    // from b1 again: the root repeats the start
+    let moves: Vec<_> = ["d0d1", "b1c3", "d1d0", "c3b1"]
+        .iter()
+        .map(|s| canju::notation::parse_move(&start, s).ok())
+        .collect();
+    let mut pos = start.clone();
+    let mut line = Vec::new();
+    for s in ["d0d1", "b1c3", "d1d0", "c3b1"] {
+        let m = canju::notation::parse_move(&pos, s).unwrap();
+        pos.play_unchecked(m);
+        line.push(m);
+    }
+    assert!(moves[0].is_some());
+    assert_eq!(pos.key(), start.key());
+    let history = History::new(&start, &line);
+    let mut o = options(10, Rules::Asian);
+    let fresh = solver::solve(&pos, &o, None).unwrap();
+    o.history = history;
+    let after = solver::solve(&pos, &o, None).unwrap();
+    // both win; with the history black's check from c3 to b1 is forbidden one cycle
+    // sooner, so the win cannot be longer
+    let (Verdict::Win { plies: a }, Verdict::Win { plies: b }) = (fresh.verdict, after.verdict)
+    else {
+        panic!("{:?} {:?}", fresh.verdict, after.verdict);
+    };
+    assert!(b <= a, "{b} > {a}");
+}
+
+/// Both sides check on every move (解将还将): the repetition is allowed, so a defence by
+/// checks answered with checks holds under the rule as without it.
+#[test]
+fn checks_answered_by_checks_are_no_win_by_the_rule() {
+    // red's chariot on the e-file pins nothing; black's chariot checks red's general, which
+    // can only answer by interposing with checks of its own: searched both ways, the rule
+    // never wins more than the baseline where every defence is a check answered by check
+    let dir = TempDir::new("mutual-checks");
+    let tb = Tablebase::with_rules(&dir.0, Rules::Asian);
+    build_tables(&tb, "KRKR");
+    let m: Material = "KRKR".parse().unwrap();
+    let mut n = 0;
+    let mut checked = 0;
+    for_each_position(&m, &mut |pos| {
+        n += 1;
+        if n % 97 != 0 {
+            return;
+        }
+        // KRKR has no win by the rule at all (each side can always answer a check with
+        // one): the solver must never find one either
+        let v = tb.probe(&pos).unwrap();
+        let none = solver::solve(&pos, &options(4, Rules::None), None).unwrap();
+        let asian = solver::solve(&pos, &options(4, Rules::Asian), None).unwrap();
+        assert!(!v.by_rule(), "{pos}");
+        assert_eq!(none.verdict, asian.verdict, "{pos}");
+        checked += 1;
+    });
+    assert!(checked > 500, "{checked}");
+}
+
+/// The asian tables against the solver under the rule, searched without the tables, on
+/// positions of 车对马, 车对炮 and 车兵对车 (the rule decides positions of the first): every
+/// table draw or loss is no win for the solver, every table mate within the bound is a
+/// solver's win no longer than it (shorter where the rule shortens it: the tables keep the
+/// baseline's distance for every mate), every solver's win is a table win (by mate or by
+/// the rule), and wins by the rule are found.
+#[test]
+fn the_asian_tables_agree_with_the_solver_under_the_rule() {
+    let dir = TempDir::new("solver-rule-tables");
+    let tb = Tablebase::with_rules(&dir.0, Rules::Asian);
+    // (every `stride`th position, and every `rule_stride`th of those won or lost by the
+    // rule, which are rare in 车对马 and most of the wins in 车兵对车)
+    for (sig, stride, rule_stride, max_moves) in [
+        ("KRKN", 2003, 7, 8),
+        ("KRKC", 1907, 7, 6),
+        ("KRPKR", 300_007, 1_000_003, 3),
+    ] {
+        let t = std::time::Instant::now();
+        build_tables(&tb, sig);
+        eprintln!("{sig}: built in {:.1} s", t.elapsed().as_secs_f64());
+        let m: Material = sig.parse().unwrap();
+        let bound = 2 * max_moves - 1;
+        let (mut n, mut seen, mut rule_wins, mut rule_found, mut mates, mut shorter) =
+            (0u64, 0, 0, 0, 0, 0);
+        for_each_position(&m, &mut |pos| {
+            n += 1;
+            let v = tb.probe(&pos).unwrap();
+            // every rule win, a sample of the rest
+            if n % if v.by_rule() { rule_stride } else { stride } != 0 {
+                return;
+            }
+            seen += 1;
+            let s = solver::solve(&pos, &options(max_moves, Rules::Asian), None).unwrap();
+            match (v, s.verdict) {
+                (Value::Win(d), Verdict::Win { plies }) => {
+                    assert!(plies <= d, "{pos}: solver {plies}, table {d}");
+                    mates += 1;
+                    shorter += (plies < d) as u32;
+                }
+                (Value::Win(d), Verdict::None) => assert!(d > bound, "{pos}: table {d}"),
+                (Value::RuleWin(_), Verdict::Win { .. }) => {
+                    rule_wins += 1;
+                    rule_found += 1;
+                }
+                (Value::RuleWin(_), Verdict::None) => rule_wins += 1,
+                (_, Verdict::Win { plies }) => panic!("{pos}: table {v:?}, solver {plies}"),
+                (_, Verdict::None) => {}
+                (_, Verdict::Unknown) => unreachable!(),
+            }
+        });
+        eprintln!(
+            "{sig}: {seen} positions, {mates} table mates ({shorter} shorter by the rule), {rule_found} of {rule_wins} rule wins found within {max_moves} moves, {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        assert!(seen > 60, "{sig}: {seen}");
+        if sig == "KRKN" {
+            assert!(rule_found > 0, "no rule win found in {sig}");
+        }
+    }
+}
+
+/// The command line: `--rules asian` is the default and says so; `--rules none` proves
+/// what the baseline proves.
+#[test]
+fn solve_names_the_rule_that_decided() {
+    let out = canju(&[
+        "solve",
+        "--fen",
+        HORSE_CHECKS,
+        "--max-moves",
+        "8",
+        "--json",
+        "--dir",
+        "/nonexistent-canju-tables",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["rules"], "asian");
+    assert_eq!(j["verdict"], "win");
+    assert_eq!(j["plies"], 15);
+    assert_eq!(j["winning_moves"][0]["by_rule"], true);
+    let out = canju(&[
+        "solve",
+        "--fen",
+        HORSE_CHECKS,
+        "--max-moves",
+        "8",
+        "--rules",
+        "none",
+        "--json",
+        "--dir",
+        "/nonexistent-canju-tables",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["rules"], "none");
+    assert_eq!(j["verdict"], "none");
+    // the text names the rule and shows the repetition the defender must avoid
+    let out = canju(&[
+        "solve",
+        "--fen",
+        HORSE_CHECKS,
+        "--max-moves",
+        "8",
+        "--dir",
+        "/nonexistent-canju-tables",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("长将作负"), "{text}");
+}
