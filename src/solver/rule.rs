@@ -175,6 +175,20 @@ impl Path {
         self.forbidden_last()
     }
 
+    /// Adds a position by its key and flags alone (for tests of the rule's bookkeeping).
+    #[cfg(test)]
+    fn push_raw(&mut self, key: u64, check: bool, fresh: bool) -> bool {
+        self.steps.push(Step {
+            key,
+            check,
+            fresh,
+            tt_key: 0,
+        });
+        let last = self.steps.len() - 1;
+        self.steps[last].tt_key = self.tt_key_of(last);
+        self.forbidden_last()
+    }
+
     /// Takes the last position off the line.
     #[inline]
     pub fn pop(&mut self) {
@@ -386,6 +400,87 @@ mod tests {
         // the same position pushed again, the second time marked irreversible
         assert!(!path.push(&pos, true));
         assert_eq!(path.tt_key(&pos), pos.key());
+    }
+
+    /// A line of positions by key (a cycle of four repeating), with whether each move into
+    /// one gave check; returns which moves the rule forbade.
+    fn cycle(checks: &[bool], fresh_at: Option<usize>) -> Vec<bool> {
+        let mut path = Path::new(true);
+        path.steps.push(Step {
+            key: 100,
+            check: false,
+            fresh: true,
+            tt_key: 100,
+        });
+        checks
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| path.push_raw((i % 4) as u64, c, fresh_at == Some(i)))
+            .collect()
+    }
+
+    /// 长将: the side checking on every move of the cycle may not complete it; the other side
+    /// completing it is no fault of its own, and the checking side's next check is then the
+    /// forbidden one.
+    #[test]
+    fn the_side_that_checks_on_every_move_must_change() {
+        // moves 0, 2, 4 … are one side's (checks), 1, 3, 5 … the other's (quiet)
+        let f = cycle(&[true, false, true, false, true], None);
+        assert_eq!(f, [false, false, false, false, true]);
+        // here the quiet side's move 4 completes the first repetition (position 0 again),
+        // which is allowed; the checking side's next check (move 5) would repeat position 1
+        // and is forbidden
+        let f = cycle(&[false, true, false, true, false, true], None);
+        assert_eq!(f, [false, false, false, false, false, true]);
+    }
+
+    /// 解将还将: both sides check on every move: the repetition is allowed (a draw).
+    #[test]
+    fn checks_answered_by_checks_may_repeat() {
+        let f = cycle(&[true; 8], None);
+        assert!(f.iter().all(|&x| !x), "{f:?}");
+    }
+
+    /// 一将一闲: a side that checks and idles by turns is never forbidden.
+    #[test]
+    fn one_check_one_idle_move_may_repeat() {
+        // the first side's moves (0, 2, 4, 6, 8) check, idle, check, idle, check
+        let f = cycle(
+            &[true, false, false, false, true, false, false, false, true],
+            None,
+        );
+        assert!(f.iter().all(|&x| !x), "{f:?}");
+    }
+
+    /// Nothing repeats across a capture or a soldier's step forward.
+    #[test]
+    fn an_irreversible_move_ends_the_cycle() {
+        let f = cycle(&[true, false, true, false, true], Some(2));
+        assert!(f.iter().all(|&x| !x), "{f:?}");
+    }
+
+    /// A position reached while a run of checks goes on keys its bounds with the line; one
+    /// that no run reaches keeps its plain key.
+    #[test]
+    fn keys_hold_the_line_only_within_a_run_of_checks() {
+        let mut path = Path::new(true);
+        let pos: Position = "5k3/9/9/9/9/7r1/9/9/9/4K4 b".parse().unwrap();
+        path.reset(&History::default(), &pos);
+        path.push_raw(1, false, false);
+        path.push_raw(2, false, false);
+        assert_eq!(path.steps.last().unwrap().tt_key, 2);
+        path.push_raw(3, true, false);
+        path.push_raw(4, false, false);
+        path.push_raw(5, true, false);
+        // position 5 (a check, after the check into 3): the line from 3 on counts
+        assert_ne!(path.steps.last().unwrap().tt_key, 5);
+        path.push_raw(6, false, false);
+        // position 6: the other side's run goes back through 5 and 3
+        assert_ne!(path.steps.last().unwrap().tt_key, 6);
+        path.push_raw(7, false, false);
+        path.push_raw(8, false, false);
+        // two quiet moves: no run reaches back
+        assert_eq!(path.steps.last().unwrap().tt_key, 8);
     }
 
     /// Without the rule the path keeps nothing and every key is plain.
