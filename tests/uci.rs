@@ -225,3 +225,41 @@ fn ucci_is_the_same_engine_with_its_own_handshake() {
     assert_eq!(e.until("bye"), ["bye"]);
     assert!(e.child.wait().unwrap().success());
 }
+
+/// Under the rule (the engine's default), a defence that can only check forever fails: the
+/// solver's mate is proven by the rule and says so; the GUI's moves before the position
+/// count as the game's history. Under `Rules none` the same position is no forced win.
+#[test]
+fn the_engine_proves_wins_by_the_perpetual_check_rule() {
+    // no tables: the solver decides (车对马, the horse can only check)
+    let dir = TempDir::new("uci-rule");
+    let mut e = Engine::start(dir.arg());
+    e.send("uci");
+    e.until("uciok");
+    let fen = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1";
+    // the horse's checks have already gone round once: the position is the start again
+    e.send(&format!("position fen {fen} moves d0d1 b1c3 d1d0 c3b1"));
+    e.send("go mate 8");
+    let got = e.until("bestmove");
+    // (fresh, the win takes 8 moves; the history can only shorten it)
+    let mate = got
+        .iter()
+        .find_map(|l| l.split("score mate ").nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse::<u32>().ok());
+    assert!(mate.is_some_and(|n| n <= 8), "{got:?}");
+    assert!(
+        got.iter()
+            .any(|l| l.contains("rules asian") && l.contains("长将作负")),
+        "{got:?}"
+    );
+    e.send("setoption name Rules value none");
+    e.send(&format!("position fen {fen}"));
+    e.send("go mate 8");
+    let got = e.until("bestmove");
+    assert!(
+        got.iter().any(|l| l.contains("proven: no forced win")),
+        "{got:?}"
+    );
+    e.send("quit");
+}

@@ -490,12 +490,22 @@ impl Job {
                         s.nodes,
                         pv.join(" ")
                     ));
+                    let by_rule = s
+                        .winning_moves
+                        .first()
+                        .is_some_and(|w| w.by_rule == Some(true));
                     self.out.send(&format!(
-                        "info string a forced {} proven by canju's solver",
+                        "info string a forced {} proven by canju's solver (rules {}{})",
                         if s.mate_only {
                             "mate"
                         } else {
                             "win (将死 or 困毙)"
+                        },
+                        s.rules,
+                        if by_rule {
+                            "; only by the perpetual-check rule: the opponent must stop checking (长将作负)"
+                        } else {
+                            ""
                         }
                     ));
                     return s.pv.first().copied();
