@@ -1,0 +1,147 @@
+"""canju from Python: each function against what the library (and the command line) says."""
+
+import os
+import tempfile
+
+import pytest
+
+import canju
+
+# 双车错: the two chariots mate in two moves (three plies)
+TWO_CHARIOTS = "4k4/9/9/9/9/9/9/9/R8/R2K5 w"
+# 车对马: black's horse can only check; under the rule black must change and is mated
+HORSE_CHECKS = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1"
+
+
+@pytest.fixture(scope="module")
+def empty_dir():
+    with tempfile.TemporaryDirectory() as d:
+        yield d
+
+
+def test_positions_and_fen():
+    start = canju.Position()
+    assert start.fen == canju.START_FEN
+    assert start.turn == "red"
+    assert len(start.legal_moves()) == 44
+    p = canju.Position(TWO_CHARIOTS)
+    assert str(p).startswith("4k4/9/9/9/9/9/9/9/R8/R2K5 w")
+    assert p == canju.Position(p.fen)
+    assert "Position('" in repr(p)
+    assert not p.in_check
+    assert p.ending is None
+
+
+def test_the_three_notations_read_and_written():
+    start = canju.Position()
+    for text in ["炮二平五", "C2.5", "h2e2"]:
+        assert start.move_name(text, "iccs") == "h2e2"
+        assert start.move_name(text, "wxf") == "C2.5"
+        assert start.move_name(text, "chinese") == "炮二平五"
+    after = start.play("炮二平五", "h9g7")
+    assert after.turn == "red"
+    assert after.fen != start.fen
+    chinese = start.legal_moves("chinese")
+    assert "炮二平五" in chinese and len(chinese) == 44
+
+
+def test_the_end_of_a_game(empty_dir):
+    line = canju.solve(TWO_CHARIOTS, max_moves=3, mate_only=True, dir=empty_dir)["pv"]
+    assert line
+    end = canju.Position(TWO_CHARIOTS).play(*[m["iccs"] for m in line])
+    assert end.ending == "checkmate"
+    assert end.in_check
+    assert end.legal_moves() == []
+
+
+def test_errors_are_canju_errors_with_the_library_message():
+    with pytest.raises(canju.CanjuError, match="ranks"):
+        canju.Position("xx")
+    with pytest.raises(canju.CanjuError, match="move 1"):
+        canju.Position().play("a0a5")
+    with pytest.raises(canju.CanjuError):
+        canju.Position().move_name("h2e2", "klingon")
+    with pytest.raises(canju.CanjuError, match="rule"):
+        canju.solve(TWO_CHARIOTS, rules="house")
+    with pytest.raises(canju.CanjuError, match="between 1 and"):
+        canju.solve(TWO_CHARIOTS, max_moves=0)
+    with pytest.raises(canju.CanjuError, match="no puzzle"):
+        canju.check_puzzle("no-such-puzzle", [])
+    assert issubclass(canju.CanjuError, Exception)
+
+
+def test_solve_as_the_command_line_prints_it(empty_dir):
+    s = canju.solve(TWO_CHARIOTS, max_moves=3, dir=empty_dir)
+    assert s["verdict"] == "win"
+    assert s["plies"] == 3
+    assert s["rules"] == "asian"
+    # (the quickest end is a stalemate, 困毙, which wins too; only mate counts with mate_only)
+    assert s["ending"] == "stalemate"
+    assert canju.solve(TWO_CHARIOTS, max_moves=3, mate_only=True, dir=empty_dir)["ending"] == "checkmate"
+    assert all(w["plies"] <= 5 for w in s["winning_moves"])
+    assert len(s["pv"]) == 3
+    # the perpetual-check rule decides: a win under it, none without it
+    ruled = canju.solve(HORSE_CHECKS, max_moves=8, dir=empty_dir)
+    assert (ruled["verdict"], ruled["plies"]) == ("win", 15)
+    assert ruled["winning_moves"][0]["by_rule"] is True
+    plain = canju.solve(HORSE_CHECKS, max_moves=8, rules="none", dir=empty_dir)
+    assert plain["verdict"] == "none"
+    pn = canju.solve(TWO_CHARIOTS, max_moves=3, method="proof-number", dir=empty_dir)
+    assert pn["plies"] == 3 and pn["method"] == "proof-number"
+
+
+def test_tables_built_with_progress_then_probed(empty_dir):
+    calls = []
+    built = canju.build_tables(
+        "KRKN", dir=empty_dir, progress=lambda m, stage, a, b: calls.append((m, stage))
+    )
+    names = [b["material"] for b in built]
+    assert "KRKN" in names and "KRK" in names
+    assert {b["outcome"] for b in built} == {"built"}
+    assert any(m == "KRKN" and stage == "start" for m, stage in calls)
+    # again: checked and kept
+    again = canju.build_tables("KRKN", dir=empty_dir)
+    assert {b["outcome"] for b in again} == {"present"}
+    p = canju.probe(HORSE_CHECKS, dir=empty_dir)
+    assert p["verdict"] == "win"
+    assert p["by_rule"] >= 1
+    assert p["moves"][0]["iccs"]
+    assert len(p["moves"]) == len(canju.Position(HORSE_CHECKS).legal_moves())
+    with pytest.raises(canju.CanjuError):
+        # the baseline's tables are not built in this directory
+        canju.probe(HORSE_CHECKS, dir=empty_dir, rules="none")
+
+
+def test_a_missing_table_is_an_error(empty_dir):
+    with tempfile.TemporaryDirectory() as d:
+        with pytest.raises(canju.CanjuError, match="KRKN|table"):
+            canju.probe(HORSE_CHECKS, dir=d)
+
+
+def test_puzzles_listed_and_a_line_checked(empty_dir):
+    listed = canju.puzzles()
+    assert len(listed) > 500
+    first = next(p for p in listed if p["id"] == "pattern-002")
+    assert first["fen"] and first["line"]
+    judged = canju.check_puzzle("pattern-002", first["line"], dir=empty_dir)
+    assert judged["solved"] is True
+    first_moves = canju.Position(first["fen"]).legal_moves()
+    wrong = [m for m in first_moves if m != first["line"][0]][0]
+    judged = canju.check_puzzle("pattern-002", [wrong], dir=empty_dir)
+    assert judged["solved"] is False
+
+
+def test_theory_as_a_dict(empty_dir):
+    r = canju.theory("KRKN", dir=empty_dir, examples=2)
+    assert r["material"] == "KRKN"
+    assert r["rules"] == "asian"
+    assert r["sides"]
+    with pytest.raises(canju.CanjuError):
+        canju.theory("not a saying at all", dir=empty_dir)
+
+
+def test_the_tables_directory_from_the_environment(empty_dir, monkeypatch):
+    monkeypatch.setenv("CANJU_TB_DIR", empty_dir)
+    canju.build_tables("KRK")
+    assert canju.probe("4k4/9/9/9/9/9/9/9/9/R2K5 w")["verdict"] == "win"
+    assert os.path.exists(empty_dir)
