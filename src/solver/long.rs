@@ -63,23 +63,15 @@ impl Frame {
         options: &'a Options,
         tb: Option<&'a Tablebase>,
     ) -> Shared<'a> {
-        let tb = options.tables(tb);
-        Shared {
+        Shared::new(
             tt,
-            tb,
-            table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
-            attacker: pos.turn(),
-            attacker_kinds: pos.attacker_kinds_of(pos.turn()),
-            defender_kinds: pos.attacker_kinds_of(!pos.turn()),
-            stop: &options.stop,
-            deadline: options.time.map(|t| self.start + t),
-            max_nodes: options.max_nodes,
-            nodes: &self.nodes,
-            heuristics: &self.heuristics,
-            checks_only: options.checks_only,
-            mate_only: options.mate_only,
-            rule: options.rule(),
-        }
+            options.tables(tb),
+            pos,
+            pos.turn(),
+            options,
+            (&self.nodes, &self.heuristics),
+            options.time.map(|t| self.start + t),
+        )
     }
 }
 

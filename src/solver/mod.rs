@@ -456,22 +456,15 @@ fn solve_with(
     let nodes = AtomicU64::new(0);
     let heuristics = Heuristics::new();
     let tb = options.tables(tb);
-    let shared = Shared {
+    let shared = Shared::new(
         tt,
         tb,
-        table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
-        attacker: pos.turn(),
-        attacker_kinds: pos.attacker_kinds_of(pos.turn()),
-        defender_kinds: pos.attacker_kinds_of(!pos.turn()),
-        stop: &options.stop,
-        deadline: options.time.map(|t| start + t),
-        max_nodes: options.max_nodes,
-        nodes: &nodes,
-        heuristics: &heuristics,
-        checks_only: options.checks_only,
-        mate_only: options.mate_only,
-        rule: options.rule(),
-    };
+        pos,
+        pos.turn(),
+        options,
+        (&nodes, &heuristics),
+        options.time.map(|t| start + t),
+    );
     let (roots, mut solution) = Solution::start(pos, options, max_plies, Method::DepthFirst);
     solution.searched_plies = 0;
     if roots.is_empty() {
@@ -742,22 +735,16 @@ fn mate_distance_with(
     let nodes = AtomicU64::new(0);
     let start = Instant::now();
     let tb = options.tables(tb);
-    let shared = Shared {
+    let heuristics = Heuristics::new();
+    let shared = Shared::new(
         tt,
         tb,
-        table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
+        pos,
         attacker,
-        attacker_kinds: pos.attacker_kinds_of(attacker),
-        defender_kinds: pos.attacker_kinds_of(!attacker),
-        stop: &options.stop,
-        deadline: options.time.map(|t| start + t),
-        max_nodes: options.max_nodes,
-        nodes: &nodes,
-        heuristics: &Heuristics::new(),
-        checks_only: options.checks_only,
-        mate_only: options.mate_only,
-        rule: options.rule(),
-    };
+        options,
+        (&nodes, &heuristics),
+        options.time.map(|t| start + t),
+    );
     let mut searcher = Searcher::new(&shared);
     searcher.path.reset(&options.history, pos);
     let mut p = pos.clone();
@@ -784,22 +771,18 @@ fn mark_wins_by_rule(
 ) -> Result<(), SolveError> {
     let tt = Tt::new(options.hash_mb.min(64));
     let heuristics = Heuristics::new();
+    // (the baseline's mates are the asian tables' mates, with the same distances)
     let shared = Shared {
-        tt: &tt,
-        // (the baseline's mates are the asian tables' mates, with the same distances)
-        tb,
-        table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
-        attacker: pos.turn(),
-        attacker_kinds: pos.attacker_kinds_of(pos.turn()),
-        defender_kinds: pos.attacker_kinds_of(!pos.turn()),
-        stop: &options.stop,
-        deadline,
-        max_nodes: options.max_nodes,
-        nodes,
-        heuristics: &heuristics,
-        checks_only: options.checks_only,
-        mate_only: options.mate_only,
         rule: false,
+        ..Shared::new(
+            &tt,
+            tb,
+            pos,
+            pos.turn(),
+            options,
+            (nodes, &heuristics),
+            deadline,
+        )
     };
     let mut searcher = Searcher::new(&shared);
     let mut p = pos.clone();

@@ -164,20 +164,11 @@ impl Path {
         if !self.on {
             return false;
         }
-        self.steps.push(Step {
-            key: pos.key(),
-            check: pos.is_check(),
-            fresh: irreversible,
-            tt_key: 0,
-        });
-        let last = self.steps.len() - 1;
-        self.steps[last].tt_key = self.tt_key_of(last);
-        self.forbidden_last()
+        self.push_step(pos.key(), pos.is_check(), irreversible)
     }
 
-    /// Adds a position by its key and flags alone (for tests of the rule's bookkeeping).
-    #[cfg(test)]
-    fn push_raw(&mut self, key: u64, check: bool, fresh: bool) -> bool {
+    /// Adds a position by its key and flags, and says whether the move into it is forbidden.
+    fn push_step(&mut self, key: u64, check: bool, fresh: bool) -> bool {
         self.steps.push(Step {
             key,
             check,
@@ -415,7 +406,7 @@ mod tests {
         checks
             .iter()
             .enumerate()
-            .map(|(i, &c)| path.push_raw((i % 4) as u64, c, fresh_at == Some(i)))
+            .map(|(i, &c)| path.push_step((i % 4) as u64, c, fresh_at == Some(i)))
             .collect()
     }
 
@@ -466,19 +457,19 @@ mod tests {
         let mut path = Path::new(true);
         let pos: Position = "5k3/9/9/9/9/7r1/9/9/9/4K4 b".parse().unwrap();
         path.reset(&History::default(), &pos);
-        path.push_raw(1, false, false);
-        path.push_raw(2, false, false);
+        path.push_step(1, false, false);
+        path.push_step(2, false, false);
         assert_eq!(path.steps.last().unwrap().tt_key, 2);
-        path.push_raw(3, true, false);
-        path.push_raw(4, false, false);
-        path.push_raw(5, true, false);
+        path.push_step(3, true, false);
+        path.push_step(4, false, false);
+        path.push_step(5, true, false);
         // position 5 (a check, after the check into 3): the line from 3 on counts
         assert_ne!(path.steps.last().unwrap().tt_key, 5);
-        path.push_raw(6, false, false);
+        path.push_step(6, false, false);
         // position 6: the other side's run goes back through 5 and 3
         assert_ne!(path.steps.last().unwrap().tt_key, 6);
-        path.push_raw(7, false, false);
-        path.push_raw(8, false, false);
+        path.push_step(7, false, false);
+        path.push_step(8, false, false);
         // two quiet moves: no run reaches back
         assert_eq!(path.steps.last().unwrap().tt_key, 8);
     }

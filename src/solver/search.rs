@@ -64,6 +64,38 @@ pub struct Shared<'a> {
     pub rule: bool,
 }
 
+impl<'a> Shared<'a> {
+    /// What a proof's threads share: `attacker`'s wins in `pos` as `options` asks for them
+    /// (`tb` already filtered by [`super::Options`]'s rules), counted in `nodes`, ordered by
+    /// `heuristics`, stopped by the options' flag, node limit and `deadline`.
+    pub fn new(
+        tt: &'a Tt,
+        tb: Option<&'a Tablebase>,
+        pos: &Position,
+        attacker: Color,
+        options: &'a super::Options,
+        counters: (&'a AtomicU64, &'a Heuristics),
+        deadline: Option<Instant>,
+    ) -> Shared<'a> {
+        Shared {
+            tt,
+            tb,
+            table_pieces: tb.map_or(0, Tablebase::most_pieces_present),
+            attacker,
+            attacker_kinds: pos.attacker_kinds_of(attacker),
+            defender_kinds: pos.attacker_kinds_of(!attacker),
+            stop: &options.stop,
+            deadline,
+            max_nodes: options.max_nodes,
+            nodes: counters.0,
+            heuristics: counters.1,
+            checks_only: options.checks_only,
+            mate_only: options.mate_only,
+            rule: options.rule(),
+        }
+    }
+}
+
 /// One thread's search state: the tables it has looked up, its move lists.
 pub struct Searcher<'a> {
     shared: &'a Shared<'a>,
