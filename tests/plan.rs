@@ -3,7 +3,9 @@
 //! byte-identical to `canju gen`. `.ci/run` installs make and Snakemake when they are
 //! missing; without them these tests fail and say so, unless `CANJU_SKIP_MAKE=1` or
 //! `CANJU_SKIP_SNAKEMAKE=1` asks to skip them (which they print). `CANJU_SNAKEMAKE` names
-//! the snakemake program when it is not on the path.
+//! the snakemake program when it is not on the path. The same Snakefile also runs on a
+//! single-node Slurm cluster that `.ci/run` starts (`CANJU_SKIP_SLURM` gives the reason when
+//! it could not).
 
 use std::process::{Command, Output};
 
@@ -165,6 +167,67 @@ fn a_snakemake_plan_asks_for_resources_and_builds_the_same_bytes_as_gen() {
     let dry = snake(&["--dry-run"]);
     assert!(!planned.exists() || files(&planned).is_empty(), "{dry}");
     snake(&[]);
+    assert_eq!(same_as_gen(&planned, &direct).len(), rules);
+}
+
+/// On a Slurm cluster (`.ci/run` starts a single-node one: slurmctld, slurmd and munge on
+/// this machine): the Snakefile run through `snakemake --executor slurm`, each table a job
+/// submitted to Slurm with the threads, memory and minutes the plan asks for, gives the same
+/// bytes as `canju gen`. Where no cluster could be set up, `CANJU_SKIP_SLURM` says why and
+/// the test prints that it is skipped.
+#[test]
+fn a_snakemake_plan_runs_on_a_single_node_slurm_cluster() {
+    if let Ok(why) = std::env::var("CANJU_SKIP_SLURM") {
+        println!("SKIPPED: the Slurm cluster test: {why}");
+        return;
+    }
+    let sinfo = Command::new("sinfo").args(["-h", "-o", "%P %t"]).output();
+    let partition = match &sinfo {
+        Ok(o) if o.status.success() && !o.stdout.is_empty() => text(o)
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .trim_end_matches('*')
+            .to_string(),
+        _ => panic!(
+            "a Slurm cluster is needed for this test (sinfo: {sinfo:?}): .ci/run starts a \
+             single-node one, or set CANJU_SKIP_SLURM to the reason to skip it"
+        ),
+    };
+    let dir = TempDir::new("slurm");
+    let planned = dir.0.join("planned");
+    let direct = dir.0.join("direct");
+    let plan = plan_of_knpka("snakemake", &planned);
+    let snakefile = dir.0.join("Snakefile");
+    std::fs::write(&snakefile, &plan).unwrap();
+    let program = std::env::var("CANJU_SNAKEMAKE").unwrap_or_else(|_| "snakemake".into());
+    let o = Command::new(&program)
+        .args(["-s", snakefile.to_str().unwrap(), "--executor", "slurm"])
+        .args(["--jobs", "2", "--latency-wait", "20"])
+        // (the cluster keeps no accounting database: squeue tells the jobs' states)
+        .args(["--slurm-status-command", "squeue"])
+        .args(["--slurm-init-seconds-before-status-checks", "1"])
+        .args([
+            "--default-resources",
+            &format!("slurm_partition={partition}"),
+        ])
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{out}");
+    let rules = plan.matches("\nrule table_").count();
+    // every table a Slurm job, with the memory and minutes the plan asked for
+    assert_eq!(
+        out.matches("has been submitted with SLURM jobid").count(),
+        rules,
+        "{out}"
+    );
+    assert!(out.contains("mem_mb=") && out.contains("runtime="), "{out}");
     assert_eq!(same_as_gen(&planned, &direct).len(), rules);
 }
 
