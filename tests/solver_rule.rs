@@ -227,3 +227,36 @@ fn solve_names_the_rule_that_decided() {
     assert!(text.contains("only by the rule: 长将作负"), "{text}");
     assert!(text.contains("black may not play 马３进２"), "{text}");
 }
+
+/// The puzzle judge follows the game: the defence it plays is never a check the rule
+/// forbids (one that would repeat the game's positions while the defender checks on every
+/// move), where, judged as a fresh start, that check is its longest resistance.
+#[test]
+fn the_judge_never_defends_with_a_check_the_rule_forbids() {
+    let dir = TempDir::new("judge-rule");
+    // (no table in it: the solver judges, under the asian rule of the directory's tables)
+    let tb = Tablebase::with_rules(&dir.0, Rules::Asian);
+    let judge = canju::puzzle::Judge::new(Some(&tb));
+    let start: Position = HORSE_CHECKS.parse().unwrap();
+    let mut pos = start.clone();
+    let mut moves = Vec::new();
+    for s in ["d0d1", "b1c3", "d1d0"] {
+        let m = canju::notation::parse_move(&pos, s).unwrap();
+        pos.play_unchecked(m);
+        moves.push(m);
+    }
+    let back = canju::notation::parse_move(&pos, "c3b1").unwrap();
+    let red = canju::Color::Red;
+    // as a fresh start, the horse's check back to b1 resists longest
+    assert_eq!(judge.defence(&pos, red, 15).unwrap(), Some(back));
+    // in the game it would repeat the start while black checks on every move: forbidden
+    let history = History::new(&start, &moves);
+    assert_eq!(
+        canju::solver::rule::Path::forbidden_moves(&history, &pos),
+        vec![back]
+    );
+    judge.follow(&start, &moves);
+    let d = judge.defence(&pos, red, 15).unwrap().unwrap();
+    assert_ne!(d, back);
+    assert!(!judge.allowed_moves(&pos).contains(&back));
+}

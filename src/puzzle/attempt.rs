@@ -66,6 +66,10 @@ pub enum Ending {
     DrawHolds,
     /// The defence left the player without a move.
     DefenceWins(Color),
+    /// The side to move (the defender) has legal moves, and the perpetual-check rule
+    /// forbids every one: each would repeat a position while it checks on every move
+    /// (长将作负, a loss).
+    PerpetualCheck(Color),
 }
 
 impl Ending {
@@ -76,6 +80,7 @@ impl Ending {
             Ending::Stalemated(_) => "stalemate",
             Ending::DrawHolds => "draw-held",
             Ending::DefenceWins(_) => "defence-won",
+            Ending::PerpetualCheck(_) => "perpetual-check",
         }
     }
 }
@@ -127,6 +132,9 @@ pub struct Attempt<'p, 'j> {
     judge: &'j Judge<'j>,
     /// Positions before each of the player's moves, with the budget then.
     history: Vec<(Position, u32)>,
+    /// Every move played so far, both sides', which the judge follows (the
+    /// perpetual-check rule counts the game's repetitions).
+    moves: Vec<Move>,
     pos: Position,
     left: u32,
     hints: u32,
@@ -154,6 +162,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
             puzzle,
             judge,
             history: Vec::new(),
+            moves: Vec::new(),
             pos: puzzle.position.clone(),
             left: puzzle.budget(),
             hints: 0,
@@ -196,10 +205,13 @@ impl<'p, 'j> Attempt<'p, 'j> {
     /// Plays the player's (legal) move; canju answers with its defence.
     pub fn play(&mut self, m: Move) -> Result<Played, PuzzleError> {
         let (judge, goal, player) = (self.judge, self.puzzle.goal, self.puzzle.goal.side);
+        judge.follow(&self.puzzle.position, &self.moves);
         let super::Judgement { feedback: f, now } = judge.assess(&self.pos, m, goal, self.left)?;
         self.history.push((self.pos.clone(), self.left));
         let named = super::Named::of(&self.pos, m);
         self.pos.play_unchecked(m);
+        self.moves.push(m);
+        judge.follow(&self.puzzle.position, &self.moves);
         self.left = self.left.saturating_sub(1);
         self.played += 1;
         self.hints = 0;
@@ -231,6 +243,8 @@ impl<'p, 'j> Attempt<'p, 'j> {
         };
         out.defence = Some(super::Named::of(&self.pos, d));
         self.pos.play_unchecked(d);
+        self.moves.push(d);
+        judge.follow(&self.puzzle.position, &self.moves);
         self.left = self.left.saturating_sub(1);
         self.played += 1;
         if self.pos.legal_moves().is_empty() {
@@ -251,6 +265,10 @@ impl<'p, 'j> Attempt<'p, 'j> {
             } else {
                 Ending::Stalemated(self.pos.turn())
             }
+        } else if self.pos.turn() != self.puzzle.goal.side
+            && self.judge.allowed_moves(&self.pos).is_empty()
+        {
+            Ending::PerpetualCheck(self.pos.turn())
         } else if !self.puzzle.goal.win && self.played >= self.puzzle.draw_plies() {
             Ending::DrawHolds
         } else {
@@ -271,6 +289,8 @@ impl<'p, 'j> Attempt<'p, 'j> {
         // after a mistake only the mistaken move was played: no reply to take back
         let plies = if self.wrong.take().is_some() { 1 } else { 2 };
         self.played = self.played.saturating_sub(plies);
+        self.moves
+            .truncate(self.moves.len().saturating_sub(plies as usize));
         self.pos = before;
         self.left = budget;
         self.hints = 0;
@@ -283,6 +303,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
         if self.wrong.is_some() {
             return Ok(Hint::TakeBackFirst);
         }
+        self.judge.follow(&self.puzzle.position, &self.moves);
         let best = self
             .judge
             .best_move(&self.pos, self.puzzle.goal, self.left)?;
@@ -321,6 +342,10 @@ impl<'p, 'j> Attempt<'p, 'j> {
         } else {
             self.puzzle.draw_plies().saturating_sub(played).max(2)
         };
+        // (after a mistake the line starts before it)
+        let upto = self.moves.len() - usize::from(self.wrong.is_some());
+        self.judge
+            .follow(&self.puzzle.position, &self.moves[..upto]);
         let line = self.judge.main_line(pos, goal, left, length)?;
         let mut q = pos.clone();
         Ok(line

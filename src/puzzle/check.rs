@@ -113,9 +113,12 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
     let text = |pos: &Position, m: Move| notation::format_move(pos, m, Notation::Chinese, style);
     let mut failed = false;
     let fail = AttemptError::Puzzle;
+    // the moves played, which the judge follows (the perpetual-check rule counts the game)
+    let mut line: Vec<Move> = Vec::new();
     while let Some(t) = given.next() {
         // the player's move
         let m = notation::parse_move(&pos, t).map_err(AttemptError::Move)?;
+        judge.follow(&p.position, &line);
         let super::Judgement { feedback: f, now } =
             judge.assess(&pos, m, p.goal, left).map_err(fail)?;
         let mut child = pos.clone();
@@ -157,19 +160,23 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             said: Said::both(|lang| words::judgement(lang, p.goal, &played)),
         });
         pos = child;
+        line.push(m);
+        judge.follow(&p.position, &line);
         left = left.saturating_sub(1);
         if f == Feedback::Mistake {
             refutation = refuted.map(|r| (pos.clone(), r));
             failed = true;
             break;
         }
-        if pos.legal_moves().is_empty() {
+        if pos.legal_moves().is_empty() || judge.allowed_moves(&pos).is_empty() {
             break;
         }
-        // the defender's move: the next given one if it is legal here, else canju's
+        // the defender's move: the next given one if it is legal here (and not one the rule
+        // forbids), else canju's
+        let allowed = judge.allowed_moves(&pos);
         let next_is_defence = given
             .peek()
-            .is_some_and(|t| notation::parse_move(&pos, t).is_ok());
+            .is_some_and(|t| notation::parse_move(&pos, t).is_ok_and(|d| allowed.contains(&d)));
         let d = if next_is_defence {
             let t = given.next().expect("peeked");
             notation::parse_move(&pos, t).expect("checked")
@@ -196,11 +203,17 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             plies_left: left,
         });
         pos.play_unchecked(d);
+        line.push(d);
         left = left.saturating_sub(1);
     }
+    judge.follow(&p.position, &line);
+    // (the defender left with moves the rule forbids alone has lost: 长将作负)
+    let by_rule = pos.turn() != player
+        && !pos.legal_moves().is_empty()
+        && judge.allowed_moves(&pos).is_empty();
     let solved = !failed
         && if p.goal.win {
-            pos.legal_moves().is_empty() && pos.turn() != player
+            (pos.legal_moves().is_empty() || by_rule) && pos.turn() != player
         } else {
             // every ply played, the player's and the defence's, against the draw's length
             out.len() as u32 >= p.draw_plies()
@@ -211,6 +224,7 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
         _ if no_move && pos.turn() == player => Some(Ending::DefenceWins(player)),
         _ if solved && no_move && pos.is_check() => Some(Ending::Checkmated(pos.turn())),
         _ if solved && no_move => Some(Ending::Stalemated(pos.turn())),
+        _ if solved && by_rule => Some(Ending::PerpetualCheck(pos.turn())),
         _ if solved => Some(Ending::DrawHolds),
         _ => None,
     };

@@ -664,6 +664,9 @@ impl Feedback {
 pub struct Judge<'a> {
     tb: Option<&'a Tablebase>,
     options: Options,
+    /// The game so far (its first position and the moves played), which the
+    /// perpetual-check rule counts: see [`Judge::follow`].
+    game: std::sync::Mutex<Option<(Position, Vec<Move>)>>,
 }
 
 impl<'a> Judge<'a> {
@@ -675,7 +678,71 @@ impl<'a> Judge<'a> {
         // many small proofs, each with a table of its own
         options.hash_mb = 8;
         options.rules = tb.map_or(crate::tablebase::Rules::None, Tablebase::rules);
-        Judge { tb, options }
+        Judge {
+            tb,
+            options,
+            game: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Tells the judge the game so far: from `start` through `moves`. Under the
+    /// perpetual-check rule, a position it asks about that ends this game (or follows it by
+    /// one move) is judged with the game as its history, so that a repetition of the game's
+    /// positions counts as the rule counts it, and the defence never plays a move the rule
+    /// forbids. Other positions are judged as a fresh start.
+    pub fn follow(&self, start: &Position, moves: &[Move]) {
+        let mut game = self.game.lock().unwrap_or_else(|e| e.into_inner());
+        *game = Some((start.clone(), moves.to_vec()));
+    }
+
+    /// The game's positions that end at `pos`, when `pos` ends the followed game or
+    /// follows it by one move.
+    fn history_at(&self, pos: &Position) -> Option<solver::History> {
+        if !self.options.rule() {
+            return None;
+        }
+        let game = self.game.lock().unwrap_or_else(|e| e.into_inner());
+        let (start, moves) = game.as_ref()?;
+        let mut end = start.clone();
+        for &m in moves {
+            end.play_unchecked(m);
+        }
+        if end.key() == pos.key() {
+            return Some(solver::History::new(start, moves));
+        }
+        let next = end
+            .legal_moves()
+            .iter()
+            .copied()
+            .find(|&m| end.key_after(m) == pos.key())?;
+        let mut line = moves.clone();
+        line.push(next);
+        Some(solver::History::new(start, &line))
+    }
+
+    /// The solver's options for a proof from `pos`: with the game's history where it ends
+    /// there.
+    fn options_at(&self, pos: &Position) -> Options {
+        let mut options = self.options.clone();
+        if let Some(h) = self.history_at(pos) {
+            options.history = h;
+        }
+        options
+    }
+
+    /// The legal moves in `pos` the rule leaves to the side to move (all of them without the
+    /// rule, or off the followed game).
+    pub fn allowed_moves(&self, pos: &Position) -> Vec<Move> {
+        let moves = pos.legal_moves();
+        let forbidden = match self.history_at(pos) {
+            Some(h) => solver::rule::Path::forbidden_moves(&h, pos),
+            None => Vec::new(),
+        };
+        moves
+            .iter()
+            .copied()
+            .filter(|m| !forbidden.contains(m))
+            .collect()
     }
 
     /// The judge of one puzzle: for a 连将杀 (`checks = true`), wins by checks alone, where
@@ -778,7 +845,7 @@ impl<'a> Judge<'a> {
             });
         }
         Ok(
-            match solver::mate_distance(pos, player, budget, &self.options, self.tb)? {
+            match solver::mate_distance(pos, player, budget, &self.options_at(pos), self.tb)? {
                 Some(n) => Outlook::Win(n),
                 None => Outlook::NoWin,
             },
@@ -901,9 +968,11 @@ impl<'a> Judge<'a> {
             return Ok(ranked.first().map(|r| r.mv));
         }
         // beyond the tables: the reply after which the player's mate is furthest away, a
-        // reply that escapes it altogether first of all
+        // reply that escapes it altogether first of all (never one the rule forbids: a
+        // check that would repeat the game's positions while the defender checks on every
+        // move)
         let mut best: Option<(Move, u32)> = None;
-        for &m in moves.iter() {
+        for m in self.allowed_moves(pos) {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let d = match self.outlook(&child, player, budget.saturating_sub(1))? {
@@ -943,7 +1012,7 @@ impl<'a> Judge<'a> {
         let Outlook::Win(n) = self.outlook(pos, player, budget)? else {
             return Ok(None);
         };
-        for &m in pos.legal_moves().iter() {
+        for m in self.allowed_moves(pos) {
             let mut child = pos.clone();
             child.play_unchecked(m);
             if !self.gave_no_check(&child)
@@ -968,18 +1037,37 @@ impl<'a> Judge<'a> {
         let mut p = pos.clone();
         let mut left = budget;
         let mut line = Vec::new();
-        while (line.len() as u32) < max_plies {
-            let m = if p.turn() == player {
-                self.best_move(&p, goal, left)?
-            } else {
-                self.defence(&p, player, left)?
-            };
-            let Some(m) = m else { break };
-            p.play_unchecked(m);
-            line.push(m);
-            left = left.saturating_sub(1);
-        }
-        Ok(line)
+        // (the followed game, extended by the line as it is played, so that the rule counts
+        // the line's own repetitions too; given back as it was)
+        let followed = self.game.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let base = followed.as_ref().filter(|(start, moves)| {
+            let mut end = start.clone();
+            for &m in moves {
+                end.play_unchecked(m);
+            }
+            end.key() == pos.key()
+        });
+        let result = (|| {
+            while (line.len() as u32) < max_plies {
+                if let Some((start, moves)) = base {
+                    let mut game = moves.clone();
+                    game.extend_from_slice(&line);
+                    self.follow(start, &game);
+                }
+                let m = if p.turn() == player {
+                    self.best_move(&p, goal, left)?
+                } else {
+                    self.defence(&p, player, left)?
+                };
+                let Some(m) = m else { break };
+                p.play_unchecked(m);
+                line.push(m);
+                left = left.saturating_sub(1);
+            }
+            Ok::<(), PuzzleError>(())
+        })();
+        *self.game.lock().unwrap_or_else(|e| e.into_inner()) = followed;
+        result.map(|()| line)
     }
 
     /// Checks a puzzle under perfect play: the goal holds within the stipulation, and the

@@ -268,6 +268,16 @@ pub fn ending(lang: Lang, e: Ending) -> String {
         (Lang::En, Ending::DefenceWins(c)) => {
             format!("failed: {} has no move left", side(lang, c))
         }
+        (Lang::Zh, Ending::PerpetualCheck(c)) => {
+            format!(
+                "解出！长将作负：{}只剩长将的着法，必须变着而无着可变",
+                side(lang, c)
+            )
+        }
+        (Lang::En, Ending::PerpetualCheck(c)) => format!(
+            "solved: {} could only go on checking perpetually, which the rule forbids: perpetual check loses",
+            side(lang, c)
+        ),
     }
 }
 

@@ -289,6 +289,28 @@ impl Path {
         false
     }
 
+    /// The legal moves of the side to move in `pos` (the last position of `history`, or a
+    /// fresh line) that the rule forbids: each would complete a perpetual check.
+    pub fn forbidden_moves(history: &History, pos: &Position) -> Vec<Move> {
+        let mut path = Path::new(true);
+        path.reset(history, pos);
+        if !path.may_forbid() {
+            return Vec::new();
+        }
+        let mut p = pos.clone();
+        let mut out = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            let irr = irreversible(&p, m);
+            let undo = p.play_unchecked(m);
+            if path.push(&p, irr) {
+                out.push(m);
+            }
+            path.pop();
+            p.undo(m, undo);
+        }
+        out
+    }
+
     /// For each move of a line, the other legal moves the rule forbade its mover there
     /// (moves that would have completed a perpetual check), after `history`.
     pub fn forbidden_along(history: &History, start: &Position, line: &[Move]) -> Vec<Vec<Move>> {
