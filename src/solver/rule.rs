@@ -289,26 +289,31 @@ impl Path {
         false
     }
 
+    /// The legal moves of the side to move in `pos`, the line's last position, that the
+    /// rule forbids.
+    fn forbidden_here(&mut self, pos: &mut Position) -> Vec<Move> {
+        let mut out = Vec::new();
+        if !self.may_forbid() {
+            return out;
+        }
+        for &m in pos.legal_moves().iter() {
+            let irr = irreversible(pos, m);
+            let undo = pos.play_unchecked(m);
+            if self.push(pos, irr) {
+                out.push(m);
+            }
+            self.pop();
+            pos.undo(m, undo);
+        }
+        out
+    }
+
     /// The legal moves of the side to move in `pos` (the last position of `history`, or a
     /// fresh line) that the rule forbids: each would complete a perpetual check.
     pub fn forbidden_moves(history: &History, pos: &Position) -> Vec<Move> {
         let mut path = Path::new(true);
         path.reset(history, pos);
-        if !path.may_forbid() {
-            return Vec::new();
-        }
-        let mut p = pos.clone();
-        let mut out = Vec::new();
-        for &m in pos.legal_moves().iter() {
-            let irr = irreversible(&p, m);
-            let undo = p.play_unchecked(m);
-            if path.push(&p, irr) {
-                out.push(m);
-            }
-            path.pop();
-            p.undo(m, undo);
-        }
-        out
+        path.forbidden_here(&mut pos.clone())
     }
 
     /// For each move of a line, the other legal moves the rule forbade its mover there
@@ -319,18 +324,7 @@ impl Path {
         let mut pos = start.clone();
         line.iter()
             .map(|&m| {
-                let mut kept = Vec::new();
-                if path.may_forbid() {
-                    for &other in pos.legal_moves().iter() {
-                        let irr = irreversible(&pos, other);
-                        let undo = pos.play_unchecked(other);
-                        if path.push(&pos, irr) {
-                            kept.push(other);
-                        }
-                        path.pop();
-                        pos.undo(other, undo);
-                    }
-                }
+                let kept = path.forbidden_here(&mut pos);
                 let irr = irreversible(&pos, m);
                 pos.play_unchecked(m);
                 path.push(&pos, irr);
