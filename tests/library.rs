@@ -188,7 +188,7 @@ fn a_missing_table_is_an_error_with_its_remedy() {
 fn a_solve_report_names_the_moves_in_three_notations() {
     let pos: Position = "3k5/9/9/9/9/9/9/9/R8/1R2K4 w".parse().unwrap();
     let s = canju::solver::solve(&pos, &canju::solver::Options::new(3), None).unwrap();
-    let r = SolveReport::new(&pos, &s, Rules::Asian);
+    let r = SolveReport::new(&pos, &s);
     assert_eq!(r.verdict, "win");
     assert_eq!(r.moves, r.plies.map(|n| n.div_ceil(2)));
     let first = &r.pv[0];

@@ -221,7 +221,7 @@ fn solve<'py>(
     let s = py
         .detach(|| solver::solve(&pos, &options, Some(&tb)))
         .map_err(err)?;
-    to_py(py, &SolveReport::new(&pos, &s, tb.rules()))
+    to_py(py, &SolveReport::new(&pos, &s))
 }
 
 /// Every built-in puzzle, as `canju puzzle list --json` lists it (without progress).

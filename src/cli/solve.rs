@@ -98,9 +98,9 @@ pub fn run(a: SolveArgs) -> CliResult {
         solver::SolveError::Table(e) => table_error(e),
     })?;
     if a.json {
-        print_json(&pos, &s, a.rules)
+        print_json(&pos, &s)
     } else {
-        print_text(&pos, &s, a.notation, a.rules);
+        print_text(&pos, &s, a.notation);
         Ok(())
     }
 }
@@ -168,11 +168,11 @@ fn repetition_note(pos: &Position, pv: &[canju::Move], notation: Notation) -> Op
     (!notes.is_empty()).then(|| notes.join("\n"))
 }
 
-fn print_json(pos: &Position, s: &Solution, rules: Rules) -> CliResult {
-    super::print_json(&SolveReport::new(pos, s, rules))
+fn print_json(pos: &Position, s: &Solution) -> CliResult {
+    super::print_json(&SolveReport::new(pos, s))
 }
 
-fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
+fn print_text(pos: &Position, s: &Solution, notation: Notation) {
     out!(
         "{}",
         canju::render::terminal::board(pos, super::board::board_style(false))
@@ -266,7 +266,6 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation, rules: Rules) {
         }
         Rules::None => "endless play is no win: every line ends in mate",
     };
-    let _ = rules;
     outln!(
         "{} nodes in {:.2} s ({:.1} M nodes/s); rules {}: {rule}",
         thousands(s.nodes),

@@ -305,8 +305,7 @@ async fn solve(
         solved.map(|s| (pos, s))
     })
     .await??;
-    let j = serde_json::to_value(SolveReport::new(&pos, &s, state.tb.rules()))
-        .map_err(ApiError::internal)?;
+    let j = serde_json::to_value(SolveReport::new(&pos, &s)).map_err(ApiError::internal)?;
     Ok(Json(j))
 }
 

@@ -92,9 +92,8 @@ pub struct SolveReport {
 }
 
 impl SolveReport {
-    /// The report of `s`, a solution of `pos` (its rules are the solution's own; `_rules`,
-    /// the tables', are read under them when they agree).
-    pub fn new(pos: &Position, s: &Solution, _rules: Rules) -> SolveReport {
+    /// The report of `s`, a solution of `pos` (under the rules the solution names).
+    pub fn new(pos: &Position, s: &Solution) -> SolveReport {
         let (verdict, plies) = match s.verdict {
             Verdict::Win { plies } => ("win", Some(plies)),
             Verdict::None => ("none", None),

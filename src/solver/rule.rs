@@ -334,8 +334,7 @@ impl Path {
     }
 
     /// Whether the position after each move of a line repeats an earlier one (of the line
-    /// or of the history), for a report: `Some(i)` where the line's `i`th position after
-    /// its start repeats, `None` otherwise.
+    /// or of the history), for a report: one flag a move.
     pub fn repetitions(history: &History, start: &Position, line: &[Move]) -> Vec<bool> {
         let mut seen: Vec<u64> = history.steps.iter().map(|s| s.key).collect();
         if seen.last() != Some(&start.key()) {

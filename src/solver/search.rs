@@ -204,13 +204,13 @@ impl<'a> Searcher<'a> {
     /// stalemate unless only mate counts), or the rule forbids every one (unless only mate
     /// counts: the game ends by the rule, not by mate).
     fn defender_lost_now(&mut self, pos: &mut Position) -> bool {
-        let in_check = pos.is_check();
+        // (the check test only where it decides, as the baseline's node does it)
         if !self.path.may_forbid() {
-            return !pos.has_legal_move() && (!self.shared.mate_only || in_check);
+            return !pos.has_legal_move() && (!self.shared.mate_only || pos.is_check());
         }
         let moves = pos.legal_moves();
         if moves.is_empty() {
-            return !self.shared.mate_only || in_check;
+            return !self.shared.mate_only || pos.is_check();
         }
         if self.shared.mate_only {
             return false;
@@ -631,22 +631,13 @@ impl<'a> Searcher<'a> {
         self.scored[ply.min(MAX_PLY)] = scored;
         let now = self.shared.tt.get(key);
         let mates = match result? {
-            Tried::OnlyForbidden => {
-                // the side to move must play a forbidden move and loses by the rule: the
-                // defender "mated" (unless only mate counts), the attacker never winning
-                let lost = !attacker && !self.shared.mate_only;
-                let b = if lost {
-                    Bounds::NONE.with_mate_within(0)
-                } else {
-                    Bounds::NONE.with_never()
-                };
-                self.shared.tt.put(key, b);
-                lost
-            }
-            Tried::NoLegalMove => {
-                // the side to move has lost: mate in 0 if it is the defender, never if not
-                // (nor if only mate counts and the defender is stalemated)
-                let mated = !attacker && (!self.shared.mate_only || pos.is_check());
+            ended @ (Tried::NoLegalMove | Tried::OnlyForbidden) => {
+                // the side to move has lost (no legal move, or only moves the rule forbids):
+                // mate in 0 if it is the defender, never if not (nor if only mate counts and
+                // the defender is not checkmated)
+                let mated = !attacker
+                    && (!self.shared.mate_only
+                        || matches!(ended, Tried::NoLegalMove) && pos.is_check());
                 let b = if mated {
                     Bounds::NONE.with_mate_within(0)
                 } else {
