@@ -494,6 +494,70 @@ fn proof_numbers_reach_a_mate_in_nine_with_quiet_moves() {
     );
 }
 
+/// 适情雅趣 第095局 英雄贯斗: a win of many moves that the search from the top proves at
+/// once (a win within 25 plies, in well under a second), while the shortest is out of reach
+/// of the bounds from below in a few seconds (each disproof past 15 plies takes seconds to
+/// minutes). The answer is a win within that many plies, with the bound below which there
+/// is none, never a length claimed exact; its line is legal, within the length, and ends
+/// with the defender mated or left only moves the rule forbids. The command says the same.
+#[test]
+fn proof_numbers_prove_a_long_win_before_its_shortest_is_known() {
+    let fen = "9/1n2ak3/5aP2/3N5/6b2/5r3/1C7/4R1p2/1p3r1p1/1C2K2c1 w - - 0 1";
+    let pos: Position = fen.parse().unwrap();
+    let mut options = Options::new(40);
+    options.rules = canju::tablebase::Rules::Asian;
+    options.time = Some(std::time::Duration::from_secs(3));
+    let mut solver = Solver::new(64);
+    let p = solver.shortest_win(&pos, &options, 0, None).unwrap();
+    let Length::AtMost { plies, none_within } = p.length else {
+        panic!("{:?}", p.length);
+    };
+    // (red to move: a win is an odd number of plies, and none within a shorter one)
+    assert!(plies % 2 == 1 && plies <= 79, "{plies}");
+    assert!(none_within < plies, "{none_within} {plies}");
+    assert!(!p.line.is_empty() && p.line.len() as u32 <= plies);
+    let mut at = pos.clone();
+    for &m in &p.line {
+        assert!(at.legal_moves().contains(&m), "{m} in {at}");
+        at.play_unchecked(m);
+    }
+    let history = canju::solver::History::new(&pos, &p.line);
+    let forbidden = canju::solver::rule::Path::forbidden_moves(&history, &at);
+    assert!(
+        at.legal_moves().iter().all(|m| forbidden.contains(m)),
+        "the line ends with the defender free to move: {at}"
+    );
+    let args = [
+        "solve",
+        "--fen",
+        fen,
+        "--max-moves",
+        "40",
+        "--method",
+        "proof-number",
+        "--time",
+        "3",
+    ];
+    let out = canju(&[&args[..], &["--json"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["verdict"], "win-within", "{j}");
+    assert!(j["plies"].as_u64().unwrap() % 2 == 1, "{j}");
+    assert!(j["searched_plies"].as_u64().unwrap() < j["plies"].as_u64().unwrap());
+    assert!(!j["pv"].as_array().unwrap().is_empty());
+    let out = canju(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("a forced win within") && text.contains("the shortest not established"),
+        "{text}"
+    );
+    assert!(text.contains("line: 1."), "{text}");
+}
+
 /// Whether `m` checks and the side that plays it then mates within `plies` (counting `m`)
 /// giving check with every move, by trying every move: a check is found by playing the
 /// move, independently of the solver's test.

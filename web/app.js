@@ -105,7 +105,8 @@ const WORDS = {
     'verdict.loss': '负',
     'by.rule': (k) => `棋规 第${k}层`,
     proving: '证明中…',
-    'solve.win': (n, ending) => `${n}步${ending === 'stalemate' ? '困毙' : '杀'}`,
+    'solve.win': (n, ending) => `${n}步${ending === 'stalemate' ? '困毙' : ending === 'perpetual-check' ? '胜（长将作负）' : '杀'}`,
+    'solve.within': (n, k) => `已证明：${n}步内必胜；最短步数未定（${k}半步内没有）`,
     'solve.moves': '取胜的第一步',
     'solve.line': '主变',
     'solve.none': (n) => `已证明：${n}步内没有杀法`,
@@ -213,7 +214,13 @@ const WORDS = {
     'verdict.loss': 'loss',
     'by.rule': (k) => `by rule, level ${k}`,
     proving: 'proving…',
-    'solve.win': (n, ending) => `${ending === 'stalemate' ? 'stalemate' : 'mate'} in ${moves(n)}`,
+    'solve.win': (n, ending) =>
+      ending === 'stalemate'
+        ? `stalemate in ${moves(n)}`
+        : ending === 'perpetual-check'
+          ? `win in ${moves(n)} (perpetual check loses, 长将作负)`
+          : `mate in ${moves(n)}`,
+    'solve.within': (n, k) => `a forced win within ${moves(n)}, proven; the shortest not established (none within ${k} plies)`,
     'solve.moves': 'winning first moves',
     'solve.line': 'line',
     'solve.none': (n) => `no forced win within ${moves(n)} (proven)`,
@@ -991,6 +998,9 @@ function renderSolved() {
     const first = s.winning_moves.map((m) => `${esc(moveName(m))} (${movesOf(m.plies)})`).join(LANG === 'zh' ? '，' : ', ');
     const line = s.pv.map((m) => esc(moveName(m))).join(' ');
     out.innerHTML = `<p><b>${esc(t('solve.win', s.moves, s.ending))}</b> · ${esc(t('solve.moves'))}: ${first}</p><p class="muted">${esc(t('solve.line'))}: ${line}</p>`;
+  } else if (s.verdict === 'win-within') {
+    const line = s.pv.map((m) => esc(moveName(m))).join(' ');
+    out.innerHTML = `<p><b>${esc(t('solve.within', s.moves, s.searched_plies))}</b></p><p class="muted">${esc(t('solve.line'))}: ${line}</p>`;
   } else if (s.verdict === 'none') {
     out.innerHTML = `<p>${esc(t('solve.none', s.max_moves))}</p>`;
   } else {

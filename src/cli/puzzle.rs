@@ -134,6 +134,20 @@ pub fn audit(a: AuditArgs) -> CliResult {
         let found = match (&e.win, e.same_as) {
             (_, Some(n)) => format!("the same diagram as game {n}"),
             (Some(w), _) if w.by == "rule" => "a win by the perpetual-check rule (tables)".into(),
+            (Some(w), _) if !w.shortest => format!(
+                "a win within {} ({} plies, proof-number search{}; the shortest not established in the time{})",
+                super::solve::chinese_moves(w.plies.div_ceil(2)),
+                w.plies,
+                if w.by_rule == Some(true) {
+                    "; only by the perpetual-check rule, 长将作负"
+                } else {
+                    ""
+                },
+                match e.no_win_within {
+                    Some(n) => format!(": none within {n} moves"),
+                    None => String::new(),
+                }
+            ),
             (Some(w), _) => format!(
                 "{} ({} plies{}{})",
                 super::solve::chinese_moves(w.plies.div_ceil(2)),

@@ -216,6 +216,17 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
             "unknown: stopped before an answer; no forced win within {} plies is proven",
             s.searched_plies
         ),
+        Verdict::WinWithin { plies } => {
+            let moves = plies.div_ceil(2);
+            outln!(
+                "win: {}先胜, {kind}a forced win within {} ({}; {} to move), proven; the shortest not established before the time ran out (none within {})",
+                side.chinese(),
+                count(moves, "move", "moves"),
+                count(plies, "ply", "plies"),
+                side,
+                count(s.searched_plies, "ply", "plies")
+            );
+        }
     }
     let style = Style::default();
     if !s.winning_moves.is_empty() {

@@ -37,6 +37,9 @@ pub struct Win {
     /// the rule (长将作负: without it the defender would hold, or last longer, by checking
     /// forever); `null` when not asked (no rule, the tables, or out of time).
     pub by_rule: Option<bool>,
+    /// Whether `plies` is the shortest win's length; `false`: a win within that many plies
+    /// is proven, and the long proof's time ran out before the shortest was established.
+    pub shortest: bool,
 }
 
 /// How a composition's stated result stands.
@@ -221,12 +224,14 @@ fn audit_one(
                 by: "tables",
                 line: Vec::new(),
                 by_rule: Some(false),
+                shortest: true,
             }),
             Value::RuleWin(_) => Some(Win {
                 plies: 0,
                 by: "rule",
                 line: Vec::new(),
                 by_rule: Some(true),
+                shortest: true,
             }),
             _ => None,
         };
@@ -241,6 +246,7 @@ fn audit_one(
             by: "search",
             line: chinese(pos, &line),
             by_rule: proof.by_rule,
+            shortest: true,
         });
         if found.is_none() && options.checks_max_moves > 0 {
             let proof = prove(
@@ -257,6 +263,7 @@ fn audit_one(
                 by: "checks",
                 line: chinese(pos, &line),
                 by_rule: proof.by_rule,
+                shortest: true,
             });
         }
         if found.is_none() && options.long_max_moves > 0 {
@@ -272,6 +279,9 @@ fn audit_one(
             if proof.win.is_some() {
                 // (a win found settles what the first two could not finish)
                 complete = true;
+                if !proof.shortest && proof.none_within > known {
+                    no_win_within = Some(proof.none_within.div_ceil(2));
+                }
             } else {
                 complete &= proof.complete;
                 if proof.none_within > known {
@@ -283,6 +293,7 @@ fn audit_one(
                 by: "long",
                 line: chinese(pos, &line),
                 by_rule: proof.by_rule,
+                shortest: proof.shortest,
             });
         }
         win = found;

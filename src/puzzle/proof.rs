@@ -42,7 +42,7 @@ fn needs_rule(
             .shortest_win(pos, &none, plies.saturating_sub(1), tb)?
             .length
         {
-            Length::Exact(n) => Some(n <= plies),
+            Length::Exact(n) | Length::AtMost { plies: n, .. } => Some(n <= plies),
             Length::None => Some(false),
             Length::Unknown(_) => None,
         }
@@ -123,6 +123,9 @@ pub(crate) fn stated(
 /// found, and whether the proof ran to its bound (not stopped by the time).
 pub(crate) struct Proof {
     pub win: Option<(u32, Vec<Move>)>,
+    /// Whether the win's length is the shortest (else a win within it was proven, and the
+    /// time ran out before the shortest was established).
+    pub shortest: bool,
     /// Under the rule, whether the win needs it ([`needs_rule`]).
     pub by_rule: Option<bool>,
     pub complete: bool,
@@ -143,8 +146,10 @@ pub(crate) fn prove_long(
     let options = proof_options(max_moves, seconds, tb);
     let p = solver.shortest_win(pos, &options, none_within, tb)?;
     let bound = 2 * max_moves - 1;
+    let shortest = !matches!(p.length, Length::AtMost { .. });
     let (win, complete, none_within) = match p.length {
         Length::Exact(n) => (Some((n, p.line)), true, n - 1),
+        Length::AtMost { plies, none_within } => (Some((plies, p.line)), false, none_within),
         Length::None => (None, true, bound),
         Length::Unknown(n) => (None, false, n),
     };
@@ -154,6 +159,7 @@ pub(crate) fn prove_long(
     };
     Ok(Proof {
         win,
+        shortest,
         by_rule,
         complete,
         none_within,
@@ -177,6 +183,7 @@ pub(crate) fn prove(
         Err(SolveError::Stopped) => {
             return Ok(Proof {
                 win: None,
+                shortest: true,
                 by_rule: None,
                 complete: false,
                 none_within: 0,
@@ -187,6 +194,7 @@ pub(crate) fn prove(
     let Some(plies) = d else {
         return Ok(Proof {
             win: None,
+            shortest: true,
             by_rule: None,
             complete: true,
             none_within: 0,
@@ -202,6 +210,7 @@ pub(crate) fn prove(
     let by_rule = needs_rule(solver, pos, plies, &options, false, tb)?;
     Ok(Proof {
         win: Some((plies, line)),
+        shortest: true,
         by_rule,
         complete: true,
         none_within: 0,

@@ -19,6 +19,14 @@ pub enum Length {
     Exact(u32),
     /// Proven: no forced win within the bound.
     None,
+    /// A forced win within `plies` was proven, and none within `none_within`; stopped
+    /// before the shortest was established.
+    AtMost {
+        /// The proven win takes at most this many plies.
+        plies: u32,
+        /// No win within this many plies.
+        none_within: u32,
+    },
     /// Stopped before a win within the bound was proven or disproven; it was proven that
     /// there is none within this many plies (0: nothing was proven).
     Unknown(u32),
@@ -31,7 +39,9 @@ pub struct LongProof {
     pub length: Length,
     /// A winning line, both sides' moves: the defender resists longest and the attacker
     /// mates quickest (the first such move in move generation order, as
-    /// [`super::Solution::pv`]). Cut short if the line's own time runs out.
+    /// [`super::Solution::pv`]). Cut short if the line's own time runs out. For
+    /// [`Length::AtMost`], a line within that many plies: each attacker's move the one with
+    /// the shortest win proven, each defender's the one with the longest.
     pub line: Vec<Move>,
     /// Nodes searched.
     pub nodes: u64,
@@ -114,13 +124,21 @@ pub(super) fn shortest_win(
         Ok(Shortest::Exact(n)) => Length::Exact(n),
         Ok(Shortest::None) => Length::None,
         Ok(Shortest::Stopped(n)) => Length::Unknown(n.max(none_within)),
+        Ok(Shortest::AtMost {
+            plies,
+            none_within: n,
+        }) => Length::AtMost {
+            plies,
+            none_within: n.max(none_within),
+        },
         Err(e) => return Err(stop_error(e)),
     };
     pns.searcher().flush_nodes();
     drop(pns);
     drop(searcher);
     let line = match length {
-        Length::Exact(n) => line(&frame, tt, table, pos, options, tb, n)?,
+        Length::Exact(n) => line(&frame, tt, table, pos, options, tb, n, true)?,
+        Length::AtMost { plies, .. } => line(&frame, tt, table, pos, options, tb, plies, false)?,
         _ => Vec::new(),
     };
     let nodes = frame.nodes.load(Relaxed);
@@ -133,8 +151,9 @@ pub(super) fn shortest_win(
     })
 }
 
-/// A winning line of `plies` from `pos` (see [`LongProof::line`]), searched with its own
-/// five seconds: the bounds it needs are mostly known.
+/// A winning line of `plies` from `pos` (`exact`: the shortest win's length; else a length
+/// a win within was proven) (see [`LongProof::line`]), searched with its own five seconds:
+/// the bounds it needs are mostly known.
 #[allow(clippy::too_many_arguments)]
 fn line(
     frame: &Frame,
@@ -144,6 +163,7 @@ fn line(
     options: &Options,
     tb: Option<&Tablebase>,
     plies: u32,
+    exact: bool,
 ) -> Result<Vec<Move>, SolveError> {
     let stop = AtomicBool::new(false);
     let mut shared = frame.shared(tt, pos, options, tb);
@@ -165,6 +185,18 @@ fn line(
     while left > 0 {
         let attacker = at.turn() == pos.turn();
         let mut chosen: Option<(Move, u32)> = None;
+        if !exact {
+            match line_step(&mut pns, &at, attacker, left, options.checks_only)? {
+                Step::Stopped => return Ok(line),
+                Step::End => break,
+                Step::Move(m, next) => {
+                    pns.searcher().enter(&mut at, m);
+                    line.push(m);
+                    left = next;
+                    continue;
+                }
+            }
+        }
         for &m in at.legal_moves().iter() {
             if attacker && options.checks_only && !at.gives_check(m) {
                 continue;
@@ -203,6 +235,85 @@ fn line(
     }
     pns.searcher().flush_nodes();
     Ok(line)
+}
+
+/// The next move of a line within `left` plies (none proven shorter): see
+/// [`LongProof::line`].
+enum Step {
+    Move(Move, u32),
+    /// The line is over (the defender has no move left it may play).
+    End,
+    /// The line's time ran out.
+    Stopped,
+}
+
+fn line_step(
+    pns: &mut ProofNumbers,
+    at: &Position,
+    attacker: bool,
+    left: u32,
+    checks_only: bool,
+) -> Result<Step, SolveError> {
+    let mut chosen: Option<(Move, u32)> = None;
+    let moves: Vec<Move> = at
+        .legal_moves()
+        .iter()
+        .copied()
+        .filter(|&m| !(attacker && checks_only && !at.gives_check(m)))
+        .collect();
+    if attacker {
+        // the attacker's moves the table holds proven (the proof's own, as a rule): the
+        // quickest of them; a move not known is searched only if none is
+        for &m in &moves {
+            let mut child = at.clone();
+            if pns.searcher().enter(&mut child, m).is_none() {
+                continue;
+            }
+            let v = pns.known(&child, left - 1);
+            pns.searcher().path.pop();
+            if let Some(v) = v.filter(|v| v.is_proven())
+                && chosen.is_none_or(|(_, c)| u32::from(v.mate) < c)
+            {
+                chosen = Some((m, u32::from(v.mate)));
+            }
+        }
+        if let Some((m, n)) = chosen {
+            return Ok(Step::Move(m, n));
+        }
+    }
+    for &m in &moves {
+        let mut child = at.clone();
+        if pns.searcher().enter(&mut child, m).is_none() {
+            continue;
+        }
+        let r = pns.solve(&mut child, left - 1);
+        pns.searcher().path.pop();
+        let v = match r {
+            Ok(v) => v,
+            Err(Stop::Interrupted) => return Ok(Step::Stopped),
+            Err(e) => return Err(stop_error(e)),
+        };
+        if !v.is_proven() {
+            // (every reply to a move that wins is proven: a defender's move never is not)
+            continue;
+        }
+        let n = u32::from(v.mate);
+        let better = match chosen {
+            None => true,
+            Some((_, c)) if attacker => n < c,
+            Some((_, c)) => n > c,
+        };
+        if better {
+            chosen = Some((m, n));
+            if attacker {
+                break;
+            }
+        }
+    }
+    Ok(match chosen {
+        Some((m, n)) => Step::Move(m, n),
+        None => Step::End,
+    })
 }
 
 /// [`super::solve`] by proof-number search: every first move's exact length within the
@@ -256,7 +367,7 @@ pub(super) fn solve(
                     });
                 }
                 Ok(Shortest::None) => {}
-                Ok(Shortest::Stopped(_)) => {
+                Ok(Shortest::Stopped(_) | Shortest::AtMost { .. }) => {
                     stopped = true;
                     break;
                 }
@@ -275,16 +386,24 @@ pub(super) fn solve(
     solution.searched_plies = match (shortest, stopped) {
         (_, false) => max_plies,
         (Some(Shortest::Exact(n)), true) => n.saturating_sub(2),
+        (Some(Shortest::AtMost { none_within, .. }), true) => none_within,
         _ => 0,
     };
     solution.verdict = match shortest {
         Some(Shortest::Exact(plies)) => Verdict::Win { plies },
         Some(Shortest::None) => Verdict::None,
+        Some(Shortest::AtMost { plies, .. }) => Verdict::WinWithin { plies },
         _ => Verdict::Unknown,
     };
     solution.winning_moves = wins;
-    if let Verdict::Win { plies } = solution.verdict {
-        solution.pv = line(&frame, tt, table, pos, options, tb, plies)?;
+    match solution.verdict {
+        Verdict::Win { plies } => {
+            solution.pv = line(&frame, tt, table, pos, options, tb, plies, true)?;
+        }
+        Verdict::WinWithin { plies } => {
+            solution.pv = line(&frame, tt, table, pos, options, tb, plies, false)?;
+        }
+        _ => {}
     }
     if options.rule() && !stopped {
         let deadline = options.time.map(|t| frame.start + t);

@@ -197,6 +197,12 @@ pub enum Verdict {
     None,
     /// Stopped before an answer; no win within `searched` plies was proven.
     Unknown,
+    /// A forced win within this many plies was proven, and none within `searched_plies`;
+    /// stopped before the shortest was established (by proof-number search only).
+    WinWithin {
+        /// The most plies the proven win takes.
+        plies: u32,
+    },
 }
 
 /// A first move that keeps a forced win, with its exact length in plies.
@@ -249,17 +255,27 @@ impl Solution {
     /// all); `None` without a line, or when the line was cut short. `root` is the position
     /// solved.
     pub fn ending(&self, root: &Position) -> Option<&'static str> {
-        let Verdict::Win { plies } = self.verdict else {
+        let (Verdict::Win { plies } | Verdict::WinWithin { plies }) = self.verdict else {
             return None;
         };
         let end = self.pv.iter().fold(root.clone(), |mut p, &m| {
             p.play_unchecked(m);
             p
         });
+        let lost_by_rule = || match self.verdict {
+            // (an exact line ends there only so)
+            Verdict::Win { .. } => self.pv.len() as u32 == plies,
+            // (a line within a bound may end before it: the rule is asked directly)
+            _ => {
+                let history = History::new(root, &self.pv);
+                let forbidden = rule::Path::forbidden_moves(&history, &end).len();
+                forbidden > 0 && forbidden == end.legal_moves().len()
+            }
+        };
         match end.game_end() {
             Some(crate::game::movegen::GameEnd::Checkmate { .. }) => Some("checkmate"),
             Some(crate::game::movegen::GameEnd::Stalemate { .. }) => Some("stalemate"),
-            None if self.pv.len() as u32 == plies && self.rules == Rules::Asian => {
+            None if self.rules == Rules::Asian && !self.pv.is_empty() && lost_by_rule() => {
                 Some("perpetual-check")
             }
             None => None,

@@ -45,6 +45,15 @@ const LIMIT: u32 = INF - 1;
 pub(super) const LEAF: u32 = 3;
 /// No win proven (as a length), or a disproof that holds at every bound (as a bound).
 const NONE: u16 = u16::MAX;
+/// A move searched below a node may run until its number passes the second best's by a
+/// quarter (the "1 + ε" thresholds of Pawlewicz and Lew): with the plain threshold (one
+/// more than the second best) a search whose two best moves are close swaps between them
+/// at every step and re-searches both from their tops.
+const EPSILON_DIVISOR: u32 = 4;
+/// The first proof-number nodes a bound is given in [`ProofNumbers::shortest`] before the
+/// search turns to the other bound (see there); doubled at each turn.
+const FIRST_BUDGET: u64 = 20_000;
+
 /// The proof number a quiet move of the attacker's starts with. A check starts with the
 /// number of the defender's answers to it (they are few, and each must be proven); a quiet
 /// move leaves the defender many, and is tried after the checks with few answers.
@@ -276,6 +285,17 @@ pub(super) enum Shortest {
     None,
     /// Stopped first; no forced win within this many plies was proven (0: nothing).
     Stopped(u32),
+    /// Stopped first, with a forced win proven within `plies` (the shortest not
+    /// established) and none within `none_within`.
+    AtMost { plies: u32, none_within: u32 },
+}
+
+/// How one bound's search ended.
+enum Outcome {
+    Proven(u32),
+    Disproven,
+    /// Its budget of nodes ran out.
+    Budget,
 }
 
 /// A proof-number search: the depth-first searcher answers the nodes near their bound
@@ -289,6 +309,8 @@ pub(super) struct ProofNumbers<'s, 'a> {
     /// Each ply's moves, reused.
     kids: Vec<Vec<Kid>>,
     nodes: u64,
+    /// The node count at which the search under way gives up ([`Outcome::Budget`]).
+    limit: u64,
     /// Where a progress display reads the nodes and the bound under way.
     live: Option<&'s super::Live>,
 }
@@ -310,6 +332,7 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             mate_only: options.mate_only,
             kids: Vec::new(),
             nodes: 0,
+            limit: u64::MAX,
             live: None,
         }
     }
@@ -323,6 +346,13 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
     /// The searcher under this search (for its node count).
     pub(super) fn searcher(&mut self) -> &mut Searcher<'a> {
         self.searcher
+    }
+
+    /// What the table knows of `pos` (the position the searcher's path ends in) at `bound`,
+    /// without searching.
+    pub(super) fn known(&self, pos: &Position, bound: u32) -> Option<Val> {
+        let key = self.searcher.path.tt_key(pos);
+        self.table.get(key).and_then(|e| e.at(bound))
     }
 
     /// Whether the attacker mates within `bound` plies from `pos` (either side to move):
@@ -343,42 +373,109 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         }
     }
 
-    /// The shortest forced win within `bound` plies, none being shorter than `from`: the
-    /// bounds from `from` up, two plies at a time, until one is proven (a bound disproven
-    /// before it, the win is exactly that long). A short bound keeps the search from
-    /// wandering down long lines of checks that a longer one allows; what each bound
-    /// learns (the disproofs below it, the proofs) serves the next.
+    /// The shortest forced win within `bound` plies, none being shorter than `from`.
+    ///
+    /// Two searches take turns, each spending about as many nodes as the other:
+    ///
+    /// - **From below:** the bounds from `from` up, two plies at a time, until one is
+    ///   proven (a bound disproven before it, the win is exactly that long). A short bound
+    ///   keeps the search from wandering down long lines of checks that a longer one
+    ///   allows, and what each bound learns (the disproofs below it) serves the next; but
+    ///   each disproof costs several times the one before, and a win of twenty moves is out
+    ///   of its reach.
+    /// - **From the top:** whether there is a win within `bound` at all. A win of many
+    ///   moves is often proven at once this way (the composition's own line of checks and
+    ///   threats is the cheapest proof), and its proof tree's longest line is an upper
+    ///   bound on the shortest: the search from below then stops there.
+    ///
+    /// Stopped after a win was proven from the top, the answer is [`Shortest::AtMost`].
     pub(super) fn shortest(
         &mut self,
         pos: &mut Position,
         from: u32,
         bound: u32,
     ) -> Result<Shortest, Stop> {
+        let Some(top) = self.parity(pos, bound) else {
+            return Ok(Shortest::None);
+        };
         let Some(mut b) = self.parity(pos, from.max(1)) else {
             return Ok(Shortest::None);
         };
         // (with the defender to move the first bound is 0 or 2: it may be mated already)
-        if b > bound {
-            b = self.parity(pos, bound).unwrap_or(0);
-        }
+        b = b.min(top);
         let mut none_within = 0;
+        let mut upper: Option<u32> = None;
+        // (the nodes each has spent; a bound from below that runs out of its budget is
+        // tried again with twice as many, after the search from the top has had its turn)
+        let (mut spent_top, mut spent_below) = (0u64, 0u64);
+        let mut budget = FIRST_BUDGET;
+        let stopped = |upper: Option<u32>, none_within: u32| match upper {
+            Some(plies) => Shortest::AtMost { plies, none_within },
+            None => Shortest::Stopped(none_within),
+        };
         loop {
+            if upper.is_none() && b < top && spent_top <= spent_below {
+                let before = self.nodes;
+                let turn = self.solve_within(pos, top, (spent_below - spent_top).max(FIRST_BUDGET));
+                spent_top += self.nodes - before;
+                match turn {
+                    Ok(Outcome::Proven(n)) => upper = Some(n),
+                    Ok(Outcome::Disproven) => return Ok(Shortest::None),
+                    Ok(Outcome::Budget) => {}
+                    Err(Stop::Interrupted) => return Ok(stopped(upper, none_within)),
+                    Err(e) => return Err(e),
+                }
+            }
+            if upper.is_some_and(|u| b >= u) {
+                return Ok(Shortest::Exact(b));
+            }
             if let Some(live) = self.live {
                 live.depth.store(b, std::sync::atomic::Ordering::Relaxed);
             }
-            match self.solve(pos, b) {
-                Ok(v) if v.is_proven() => return Ok(Shortest::Exact(b)),
-                Ok(v) => {
-                    debug_assert!(v.is_disproven());
+            // (once a win is known, or at the top, there is nothing to take turns with)
+            let limit = if upper.is_some() || b >= top {
+                u64::MAX
+            } else {
+                budget
+            };
+            let before = self.nodes;
+            let turn = self.solve_within(pos, b, limit);
+            spent_below += self.nodes - before;
+            match turn {
+                Ok(Outcome::Proven(_)) => return Ok(Shortest::Exact(b)),
+                Ok(Outcome::Disproven) => {
                     none_within = b;
+                    if b + 2 > top {
+                        return Ok(Shortest::None);
+                    }
+                    b += 2;
                 }
-                Err(Stop::Interrupted) => return Ok(Shortest::Stopped(none_within)),
+                Ok(Outcome::Budget) => budget = budget.saturating_mul(2),
+                Err(Stop::Interrupted) => return Ok(stopped(upper, none_within)),
                 Err(e) => return Err(e),
             }
-            if b + 2 > bound {
-                return Ok(Shortest::None);
+        }
+    }
+
+    /// [`Self::solve`] at `bound`, giving up after `budget` nodes.
+    fn solve_within(
+        &mut self,
+        pos: &mut Position,
+        bound: u32,
+        budget: u64,
+    ) -> Result<Outcome, Stop> {
+        self.limit = self.nodes.saturating_add(budget);
+        let r = self.solve(pos, bound);
+        let over = self.nodes > self.limit;
+        self.limit = u64::MAX;
+        match r {
+            Ok(v) if v.is_proven() => Ok(Outcome::Proven(u32::from(v.mate))),
+            Ok(v) => {
+                debug_assert!(v.is_disproven());
+                Ok(Outcome::Disproven)
             }
-            b += 2;
+            Err(Stop::Interrupted) if over => Ok(Outcome::Budget),
+            Err(e) => Err(e),
         }
     }
 
@@ -416,6 +513,9 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             return Ok(v);
         }
         self.searcher.tick()?;
+        if self.nodes > self.limit {
+            return Err(Stop::Interrupted);
+        }
         if self.nodes.is_multiple_of(4096)
             && let Some(live) = self.live
         {
@@ -463,7 +563,8 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
                     let answers = pos.legal_moves().len() as u32;
                     pos.undo(mv, undo);
                     if answers == 0 {
-                        Val::proven(1)
+                        // (mated: the defender's node is won as it stands)
+                        Val::proven(0)
                     } else {
                         Val {
                             pn: answers,
@@ -525,13 +626,13 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             let k = kids[best].v;
             let (cpn, cdn) = if attacker {
                 (
-                    thpn.min(second.saturating_add(1)).min(INF),
+                    thpn.min(beyond(second)).min(INF),
                     (thdn - v.dn).saturating_add(k.dn).min(INF),
                 )
             } else {
                 (
                     (thpn - v.pn).saturating_add(k.pn).min(INF),
-                    thdn.min(second.saturating_add(1)).min(INF),
+                    thdn.min(beyond(second)).min(INF),
                 )
             };
             let mv = kids[best].mv;
@@ -544,6 +645,14 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
             kids[best].v = r?;
         }
     }
+}
+
+/// The threshold of the best move: a little beyond the second best's number (see
+/// [`EPSILON_DIVISOR`]).
+fn beyond(second: u32) -> u32 {
+    second
+        .saturating_add(second / EPSILON_DIVISOR)
+        .saturating_add(1)
 }
 
 /// The node's value from its moves': the attacker's proof number is the least of its

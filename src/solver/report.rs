@@ -57,9 +57,11 @@ impl MoveTexts {
 pub struct SolveReport {
     /// The position solved.
     pub fen: String,
-    /// `win`, `none` (proven: no forced win within the bound) or `unknown` (stopped).
+    /// `win`, `none` (proven: no forced win within the bound), `unknown` (stopped), or
+    /// `win-within` (a forced win within `plies` proven, the shortest not established:
+    /// proof-number search stopped by its time).
     pub verdict: &'static str,
-    /// Plies to mate, for a win.
+    /// Plies to mate, for a win (the most, for `win-within`).
     pub plies: Option<u32>,
     /// Moves of the winning side, for a win.
     pub moves: Option<u32>,
@@ -98,6 +100,7 @@ impl SolveReport {
             Verdict::Win { plies } => ("win", Some(plies)),
             Verdict::None => ("none", None),
             Verdict::Unknown => ("unknown", None),
+            Verdict::WinWithin { plies } => ("win-within", Some(plies)),
         };
         let mut line = Vec::new();
         let mut p = pos.clone();
