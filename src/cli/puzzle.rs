@@ -135,8 +135,8 @@ pub fn audit(a: AuditArgs) -> CliResult {
             (_, Some(n)) => format!("the same diagram as game {n}"),
             (Some(w), _) if w.by == "rule" => "a win by the perpetual-check rule (tables)".into(),
             (Some(w), _) if !w.shortest => format!(
-                "a win within {} ({} plies, proof-number search{}; the shortest not established in the time{})",
-                super::solve::chinese_moves(w.plies.div_ceil(2)),
+                "a win within {} moves ({} plies, proof-number search{}; the shortest not established in the time{})",
+                w.plies.div_ceil(2),
                 w.plies,
                 if w.by_rule == Some(true) {
                     "; only by the perpetual-check rule, 长将作负"
