@@ -305,10 +305,17 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     .await;
     click(&c, "#p-hint").await;
     feedback(&c, "提示：走五路帅").await;
-    assert!(exists(&c, "#puzzle-board circle.marked[data-square='e0']").await);
+    // (the board is drawn after the feedback: on a loaded machine, a moment later)
+    wait_for(10, "the hinted piece marked", || async {
+        exists(&c, "#puzzle-board circle.marked[data-square='e0']").await
+    })
+    .await;
     click(&c, "#p-hint").await;
     feedback(&c, "提示：帅五进一").await;
-    assert!(exists(&c, "#puzzle-board line.arrow[data-move='e0e1']").await);
+    wait_for(10, "the hinted move's arrow", || async {
+        exists(&c, "#puzzle-board line.arrow[data-move='e0e1']").await
+    })
+    .await;
     click(&c, "#p-solution").await;
     feedback(&c, "答案：1. 帅五进一 士５进６ 2. 炮三平六").await;
 

@@ -304,3 +304,122 @@ fn mate_only_tells_checkmate_from_stalemate() {
     ]);
     assert!(out(&o).contains("line: 1. 马八进七 将死"), "{}", out(&o));
 }
+
+/// `canju puzzle audit FILE` with small bounds (3 moves, nothing by checks alone or by the
+/// long proof, unless `extra` says otherwise) and the tables of `dir`.
+fn audit_small(file: &std::path::Path, dir: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["puzzle", "audit", file.to_str().unwrap(), "--dir", dir];
+    for (flag, value) in [
+        ("--max-moves", "3"),
+        ("--checks-moves", "0"),
+        ("--long-moves", "0"),
+    ] {
+        if !extra.contains(&flag) {
+            args.extend([flag, value]);
+        }
+    }
+    args.extend(extra);
+    canju(&args)
+}
+
+fn entry(o: &std::process::Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", err(o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["entries"][0].clone()
+}
+
+/// A stated draw that no win refutes is played out to a table draw: the chariot takes the
+/// soldier (captures first), and 车对车 is a draw by the table; the same with the line
+/// turned off leaves it "not refuted".
+#[test]
+fn a_stated_draw_is_played_out_to_a_table_draw() {
+    let d = TempDir::new("audit-draw");
+    let file = d.0.join("draws.fen");
+    std::fs::write(
+        &file,
+        "[FEN_INDEX \"d-1\"]\n[EVENT \"测试 第1局 车兵（车和车卒）\"]\n[FEN \"3k4r/9/9/9/9/9/4p4/9/4R4/5K3 w - - 0 1\"]\n",
+    )
+    .unwrap();
+    let o = canju(&["gen", "KRKR", "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = audit_small(&file, d.arg(), &[]);
+    let text = out(&o);
+    assert!(o.status.success(), "{text}{}", err(&o));
+    assert!(
+        text.contains("[和]  draw played out: no forced win within 3 moves"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "played out (the line below): 1 moves to a table draw (车对车), each move safe from a forced loss within 3 moves"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("     line: 车五进二\n"), "{text}");
+    assert!(
+        text.contains("1 stated draw, no win found, played out to a table draw"),
+        "{text}"
+    );
+    let e = entry(&audit_small(&file, d.arg(), &["--json"]));
+    assert_eq!(e["finding"], "draw_played_out", "{e}");
+    assert_eq!(e["draw_line"]["end"], "table-draw");
+    assert_eq!(e["draw_line"]["line"][0], "车五进二");
+    assert_eq!(e["draw_line"]["safe_within"], 3);
+    // without the line
+    let e = entry(&audit_small(
+        &file,
+        d.arg(),
+        &["--json", "--draw-moves", "0"],
+    ));
+    assert_eq!(e["finding"], "draw_not_refuted");
+    assert_eq!(e["draw_line"], serde_json::Value::Null);
+    // without the table, the line goes on and says where it ended
+    let empty = d.0.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let e = entry(&audit_small(
+        &file,
+        empty.to_str().unwrap(),
+        &["--json", "--draw-time", "2"],
+    ));
+    assert_eq!(e["finding"], "draw_not_refuted", "{e}");
+    assert_ne!(e["draw_line"]["end"], "table-draw");
+    // a bad bound is a one-line error
+    let o = audit_small(&file, d.arg(), &["--draw-time", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("--draw-time 0"), "{}", err(&o));
+}
+
+/// 适情雅趣 第077局: under the perpetual-check rule the proof by checks alone runs out of time
+/// (its transposition table is keyed by the line of checks), and the baseline's win, which
+/// the rule cannot lengthen, is given as a win within its length.
+#[test]
+fn under_the_rule_a_win_by_checks_is_proven_within_the_baselines_length() {
+    let d = TempDir::new("audit-within");
+    let file = d.0.join("077.fen");
+    std::fs::write(
+        &file,
+        "[FEN_INDEX \"x\"]\n[EVENT \"适情雅趣 第077局 双蝶翻风\"]\n[FEN \"4ka1c1/9/3a5/9/4c1r1r/9/1RR6/9/3p1p3/C3K4 w - - 0 1\"]\n",
+    )
+    .unwrap();
+    let e = entry(&audit_small(
+        &file,
+        d.arg(),
+        &[
+            "--assume",
+            "红先胜",
+            "--max-moves",
+            "1",
+            "--checks-moves",
+            "21",
+            "--time",
+            "1",
+            "--json",
+        ],
+    ));
+    assert_eq!(e["finding"], "proven", "{e}");
+    assert_eq!(e["win"]["by"], "checks");
+    assert_eq!(e["win"]["plies"], 41);
+    assert_eq!(e["win"]["shortest"], false);
+    assert_eq!(e["win"]["by_rule"], false);
+    assert_eq!(e["win"]["line"].as_array().unwrap().len(), 41);
+}

@@ -122,8 +122,9 @@ enum Command {
     /// Build the tables of an endgame and of everything it falls into after captures.
     Gen {
         /// Material (KNPKAABB, KHPKAAEE or 马卒对士相全), a class of endgames (armless:2:
-        /// one side with 1 to 2 of 车马炮兵, the other advisors and elephants only), or
-        /// @FILE with one material per line (what --list prints).
+        /// one side with 1 to 2 of 车马炮兵, the other advisors and elephants only; pieces:5:
+        /// every endgame of at most 5 pieces), or @FILE with one material per line (what
+        /// --list prints).
         material: String,
         /// Print the tables the build needs, smallest first, with their size, whether they
         /// are built, and a time estimate; build nothing.
@@ -481,9 +482,20 @@ enum PuzzleCommand {
     /// Check a collection's stated results: every composition of a transcription (any
     /// format `import` reads) is solved and compared with the result the book states.
     Audit {
+        /// The transcription: PGN (with a FEN tag), DhtmlXQ, a DhtmlXQ register (JSON with
+        /// "details") or a FEN list with [FEN_INDEX] tags.
         file: PathBuf,
         #[command(flatten)]
         proof: ProofArgs,
+        /// A stated draw that no win refutes is played out to a position the tables decide,
+        /// each move safe from a forced loss within this many moves; 0 skips it.
+        #[arg(long, default_value_t = 3)]
+        draw_moves: u32,
+        /// Seconds that line may take.
+        #[arg(long, default_value_t = 10.0)]
+        draw_time: f64,
+        /// Print the report as JSON: each composition's finding, win, line and time, and the
+        /// counts.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -797,6 +809,8 @@ pub fn run() -> Job {
             PuzzleCommand::Audit {
                 file,
                 proof,
+                draw_moves,
+                draw_time,
                 json,
                 threads: ThreadsArg { threads },
                 dir: DirArg { dir },
@@ -804,6 +818,8 @@ pub fn run() -> Job {
             } => puzzle::audit(puzzle::AuditArgs {
                 file: &file,
                 proof: &proof,
+                draw_moves,
+                draw_time,
                 json,
                 threads,
                 dir: &dir,

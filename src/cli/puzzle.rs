@@ -19,6 +19,8 @@ use super::{CliError, CliResult};
 pub struct AuditArgs<'a> {
     pub file: &'a std::path::Path,
     pub proof: &'a super::ProofArgs,
+    pub draw_moves: u32,
+    pub draw_time: f64,
     pub json: bool,
     pub threads: Option<usize>,
     pub dir: &'a Option<PathBuf>,
@@ -96,7 +98,22 @@ fn proof_options(a: &super::ProofArgs) -> Result<canju::puzzle::proof::ProofOpti
 /// `canju puzzle audit FILE`: what canju proves of each composition's stated result.
 pub fn audit(a: AuditArgs) -> CliResult {
     use canju::puzzle::audit::Finding;
-    let options = proof_options(a.proof)?;
+    let mut options = proof_options(a.proof)?;
+    if a.draw_moves > canju::solver::MAX_MOVES {
+        return Err(CliError::input(format!(
+            "--draw-moves {}: between 0 and {}",
+            a.draw_moves,
+            canju::solver::MAX_MOVES
+        )));
+    }
+    if !(a.draw_time > 0.0 && a.draw_time <= 86_400.0) {
+        return Err(CliError::input(format!(
+            "--draw-time {}: seconds, more than 0 and at most a day",
+            a.draw_time
+        )));
+    }
+    options.draw_safe_moves = a.draw_moves;
+    options.draw_seconds = a.draw_time;
     let text = read_text(a.file)?;
     let (games, rejected) = canju::puzzle::import::read(&text);
     if games.is_empty() {
@@ -135,9 +152,10 @@ pub fn audit(a: AuditArgs) -> CliResult {
             (_, Some(n)) => format!("the same diagram as game {n}"),
             (Some(w), _) if w.by == "rule" => "a win by the perpetual-check rule (tables)".into(),
             (Some(w), _) if !w.shortest => format!(
-                "a win within {} moves ({} plies, proof-number search{}; the shortest not established in the time{})",
+                "a win within {} moves ({} plies{}{}; the shortest not established in the time{})",
                 w.plies.div_ceil(2),
                 w.plies,
+                how_found(w.by),
                 if w.by_rule == Some(true) {
                     "; only by the perpetual-check rule, 长将作负"
                 } else {
@@ -152,12 +170,7 @@ pub fn audit(a: AuditArgs) -> CliResult {
                 "{} ({} plies{}{})",
                 super::solve::chinese_moves(w.plies.div_ceil(2)),
                 w.plies,
-                match w.by {
-                    "tables" => ", tables",
-                    "checks" => ", by checks alone",
-                    "long" => ", proof-number search",
-                    _ => "",
-                },
+                how_found(w.by),
                 if w.by_rule == Some(true) {
                     "; only by the perpetual-check rule, 长将作负"
                 } else {
@@ -191,7 +204,9 @@ pub fn audit(a: AuditArgs) -> CliResult {
                 Finding::WinRefuted => "refuted",
                 Finding::Cook => "cook (破局)",
                 Finding::DrawConfirmed => "draw confirmed",
+                Finding::DrawPlayedOut => "draw played out",
                 Finding::DrawNotRefuted => "draw not refuted",
+                Finding::DrawLost => "draw refuted (the side to move loses)",
                 Finding::UnstatedWin => "win",
                 Finding::UnstatedNoWin => "no win",
                 Finding::Duplicate => "duplicate",
@@ -199,6 +214,23 @@ pub fn audit(a: AuditArgs) -> CliResult {
             found,
             e.seconds
         );
+        if let Some(l) = &e.draw_line {
+            outln!(
+                "     played out{}: {} moves to {} ({}), each move safe from a forced loss within {} moves",
+                if l.line.is_empty() {
+                    ""
+                } else {
+                    " (the line below)"
+                },
+                l.line.len().div_ceil(2),
+                l.end.describe(),
+                l.material,
+                l.safe_within
+            );
+            if !l.line.is_empty() {
+                outln!("     line: {}", l.line.join(" "));
+            }
+        }
         // (the line that refutes a stated draw, for the composer to see)
         if e.finding == Finding::Cook
             && let Some(w) = &e.win
@@ -222,6 +254,16 @@ pub fn audit(a: AuditArgs) -> CliResult {
         report.max_seconds
     );
     Ok(())
+}
+
+/// How an audit's win was found, as its text says it.
+fn how_found(by: &str) -> &'static str {
+    match by {
+        "tables" => ", tables",
+        "checks" => ", by checks alone",
+        "long" => ", proof-number search",
+        _ => "",
+    }
 }
 
 /// The collections: `--puzzles DIR` (every `*.toml` in it), else the built-in ones.

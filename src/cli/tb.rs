@@ -96,7 +96,8 @@ fn targets_arg(text: &str, max_entries: &Option<String>) -> Result<Targets, CliE
             members,
         });
     }
-    if text.to_ascii_lowercase().starts_with("armless") {
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("armless") || lower.starts_with("pieces:") {
         let c: class::Class = text.parse().map_err(CliError::input)?;
         let (members, _) = class::members(c);
         let members: Vec<Material> = members.into_iter().filter(|m| keep(m)).collect();
@@ -112,7 +113,7 @@ fn targets_arg(text: &str, max_entries: &Option<String>) -> Result<Targets, CliE
     }
     if max_entries.is_some() {
         return Err(CliError::input(
-            "--max-entries: only with a class (armless:N) or a list (@FILE)",
+            "--max-entries: only with a class (armless:N, pieces:N) or a list (@FILE)",
         ));
     }
     Ok(Targets::One(material_arg(text)?))

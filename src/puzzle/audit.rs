@@ -2,7 +2,8 @@
 //! forced win within the solver's bound (by any moves, else by checks alone, 连将杀), or
 //! the tables' exact value where the material has one; then whether that is the result the
 //! book states (a stated win proven, a stated win not found within the bound, a stated draw
-//! refuted by a win: a cook, 破局).
+//! refuted by a win: a cook, 破局). A stated draw that no win refutes is played out to a
+//! position the tables decide ([`super::playout`]).
 
 use std::time::Instant;
 
@@ -18,6 +19,7 @@ use crate::tablebase::{TableError, Tablebase, Value};
 
 use super::import::Game;
 
+use super::playout::{LineEnd, LineOptions, PlayedLine, play_out};
 use super::proof::{ProofOptions, prove, prove_long, stated};
 
 /// What was found: a forced win, and how it was proven.
@@ -38,7 +40,9 @@ pub struct Win {
     /// forever); `null` when not asked (no rule, the tables, or out of time).
     pub by_rule: Option<bool>,
     /// Whether `plies` is the shortest win's length; `false`: a win within that many plies
-    /// is proven, and the long proof's time ran out before the shortest was established.
+    /// is proven, and the time ran out before the shortest was established (the long
+    /// proof's; or under the rule, the first two's, which then give the baseline's shortest
+    /// win: the rule's is at most as long).
     pub shortest: bool,
 }
 
@@ -56,8 +60,14 @@ pub enum Finding {
     Cook,
     /// A stated draw, confirmed by the tables.
     DrawConfirmed,
+    /// A stated draw, with no forced win found within the bounds, and a line played out
+    /// from it to a position the tables call a draw ([`super::playout`]).
+    DrawPlayedOut,
     /// A stated draw, with no forced win found within the bounds.
     DrawNotRefuted,
+    /// A stated draw where every move of the side to move is proven to lose (the line
+    /// played out found no move safe within its bound, [`LineEnd::NoSafeMove`]).
+    DrawLost,
     /// No stated result; a forced win found.
     UnstatedWin,
     /// No stated result; no forced win found.
@@ -68,13 +78,15 @@ pub enum Finding {
 
 impl Finding {
     /// All findings, in report order.
-    pub const ALL: [Finding; 9] = [
+    pub const ALL: [Finding; 11] = [
         Finding::Proven,
         Finding::WinNotFound,
         Finding::WinRefuted,
         Finding::Cook,
         Finding::DrawConfirmed,
+        Finding::DrawPlayedOut,
         Finding::DrawNotRefuted,
+        Finding::DrawLost,
         Finding::UnstatedWin,
         Finding::UnstatedNoWin,
         Finding::Duplicate,
@@ -88,7 +100,9 @@ impl Finding {
             Finding::WinRefuted => "stated win, refuted by the tables",
             Finding::Cook => "stated draw, refuted by a win (破局)",
             Finding::DrawConfirmed => "stated draw, confirmed by the tables",
+            Finding::DrawPlayedOut => "stated draw, no win found, played out to a table draw",
             Finding::DrawNotRefuted => "stated draw, no win found within the bound",
+            Finding::DrawLost => "stated draw, refuted: the side to move loses",
             Finding::UnstatedWin => "no stated result, a win found",
             Finding::UnstatedNoWin => "no stated result, no win found",
             Finding::Duplicate => "the same diagram as an earlier one",
@@ -121,6 +135,9 @@ pub struct AuditEntry {
     /// The longest bound, in moves, within which it is proven that there is no forced win
     /// by any moves (none when no proof by any moves finished).
     pub no_win_within: Option<u32>,
+    /// For a stated draw that neither the tables nor a win decide: a line played out to a
+    /// position the tables decide ([`super::playout`]).
+    pub draw_line: Option<PlayedLine>,
     /// How the stated result stands.
     pub finding: Finding,
     /// The earlier composition with the same diagram.
@@ -170,7 +187,10 @@ pub enum AuditError {
 
 /// The tables' value of a position, when its material has a table there (`None` for a
 /// composed placement, a material without a table, or more pieces than a table holds).
-fn table_value(tb: Option<&Tablebase>, pos: &Position) -> Result<Option<Value>, TableError> {
+pub(super) fn table_value(
+    tb: Option<&Tablebase>,
+    pos: &Position,
+) -> Result<Option<Value>, TableError> {
     let Some(tb) = tb else { return Ok(None) };
     if pos.piece_count() > MAX_PIECES || pos.unreachable_piece().is_some() {
         return Ok(None);
@@ -183,7 +203,7 @@ fn table_value(tb: Option<&Tablebase>, pos: &Position) -> Result<Option<Value>, 
 }
 
 /// A line in Chinese notation.
-fn chinese(pos: &Position, line: &[Move]) -> Vec<String> {
+pub(super) fn chinese(pos: &Position, line: &[Move]) -> Vec<String> {
     let mut p = pos.clone();
     line.iter()
         .map(|&m| {
@@ -246,7 +266,7 @@ fn audit_one(
             by: "search",
             line: chinese(pos, &line),
             by_rule: proof.by_rule,
-            shortest: true,
+            shortest: proof.shortest,
         });
         if found.is_none() && options.checks_max_moves > 0 {
             let proof = prove(
@@ -263,7 +283,7 @@ fn audit_one(
                 by: "checks",
                 line: chinese(pos, &line),
                 by_rule: proof.by_rule,
-                shortest: true,
+                shortest: proof.shortest,
             });
         }
         if found.is_none() && options.long_max_moves > 0 {
@@ -299,12 +319,26 @@ fn audit_one(
         win = found;
     }
     let exact = tables.is_some();
+    let draw_line = match (stated, &win, tb) {
+        (Some("draw"), None, Some(tb)) if !exact && options.draw_safe_moves > 0 => {
+            let line = LineOptions {
+                safe_moves: options.draw_safe_moves,
+                seconds: options.draw_seconds,
+                rules: tb.rules(),
+            };
+            Some(play_out(solver, pos, &line, tb)?)
+        }
+        _ => None,
+    };
+    let line_end = draw_line.as_ref().map(|l| l.end);
     let finding = match (stated, win.is_some()) {
         (Some("win"), true) => Finding::Proven,
         (Some("win"), false) if exact => Finding::WinRefuted,
         (Some("win"), false) => Finding::WinNotFound,
         (Some(_), true) => Finding::Cook,
         (Some(_), false) if exact => Finding::DrawConfirmed,
+        (Some(_), false) if line_end == Some(LineEnd::TableDraw) => Finding::DrawPlayedOut,
+        (Some(_), false) if line_end == Some(LineEnd::NoSafeMove) => Finding::DrawLost,
         (Some(_), false) => Finding::DrawNotRefuted,
         (None, true) => Finding::UnstatedWin,
         (None, false) => Finding::UnstatedNoWin,
@@ -320,6 +354,7 @@ fn audit_one(
         tables,
         complete,
         no_win_within,
+        draw_line,
         finding,
         same_as: None,
         seconds: start.elapsed().as_secs_f64(),
@@ -367,6 +402,7 @@ pub fn audit(
                             tables: None,
                             complete: true,
                             no_win_within: None,
+                            draw_line: None,
                             finding: Finding::Duplicate,
                             same_as: Some(n),
                             seconds: 0.0,

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod check;
 pub mod import;
 pub mod listing;
+pub mod playout;
 pub mod progress;
 pub mod proof;
 pub mod rating;

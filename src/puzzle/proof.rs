@@ -19,6 +19,10 @@ fn proof_options(max_moves: u32, seconds: f64, tb: Option<&Tablebase>) -> Option
     options
 }
 
+/// The part of a proof's time that a search beside it gets: the baseline's proof under the
+/// rule, when the rule's ran out of time, and the question whether a win needs the rule.
+const SHARE: u32 = 4;
+
 /// Under the rule, whether a win of `plies` found for the side to move needs the rule:
 /// `Some(false)` when the baseline proves a win as long (never shorter: the rule only takes
 /// moves from the defender), `Some(true)` when it proves none, `None` without the rule or
@@ -37,6 +41,8 @@ fn needs_rule(
     let mut none = options.clone();
     none.rules = Rules::None;
     none.max_moves = plies.div_ceil(2);
+    // (a share of the proof's time, so that a composition's audit stays within its bounds)
+    none.time = options.time.map(|t| t / SHARE);
     let found = if long {
         match solver
             .shortest_win(pos, &none, plies.saturating_sub(1), tb)?
@@ -75,6 +81,12 @@ pub struct ProofOptions {
     pub long_max_moves: u32,
     /// The time the long proof may take.
     pub long_seconds: f64,
+    /// A stated draw that no win refutes is played out to a table position
+    /// ([`super::playout`]), each move safe from a forced loss within this many moves;
+    /// 0 skips it.
+    pub draw_safe_moves: u32,
+    /// The time that line may take.
+    pub draw_seconds: f64,
 }
 
 impl Default for ProofOptions {
@@ -87,6 +99,8 @@ impl Default for ProofOptions {
             hash_mb: 64,
             long_max_moves: 40,
             long_seconds: 60.0,
+            draw_safe_moves: 3,
+            draw_seconds: 10.0,
         }
     }
 }
@@ -167,7 +181,13 @@ pub(crate) fn prove_long(
 }
 
 /// The shortest forced win within `max_moves` (by checks alone if `checks`), with its line
-/// (empty when the time ran out while it was worked out).
+/// (empty when the time ran out while it was worked out). Under the rule, when its search
+/// runs out of time, the baseline's shortest win (searched in a share of the time, and
+/// quicker to find: its
+/// transposition table is not keyed by the line) is a win under the rule as well, and no
+/// longer: the attacker's moves along it never repeat a position, so the rule forbids none
+/// of them, and it only takes moves from the defender. That win is then given as a win
+/// within its length, the shortest under the rule not established.
 pub(crate) fn prove(
     solver: &mut Solver,
     pos: &Position,
@@ -178,27 +198,47 @@ pub(crate) fn prove(
 ) -> Result<Proof, SolveError> {
     let mut options = proof_options(max_moves, seconds, tb);
     options.checks_only = checks;
+    let not_found = |complete| Proof {
+        win: None,
+        shortest: true,
+        by_rule: None,
+        complete,
+        none_within: 0,
+    };
     let d = match solver.mate_distance(pos, pos.turn(), 2 * max_moves - 1, &options, tb) {
         Ok(d) => d,
-        Err(SolveError::Stopped) => {
-            return Ok(Proof {
-                win: None,
-                shortest: true,
-                by_rule: None,
-                complete: false,
-                none_within: 0,
-            });
+        Err(SolveError::Stopped) if options.rule() => {
+            let mut none = options.clone();
+            none.rules = crate::tablebase::Rules::None;
+            // (a stop of its own: the first search's time has set the shared one; a share
+            // of the time)
+            none.stop = Default::default();
+            none.time = options.time.map(|t| t / SHARE);
+            return match solver.mate_distance(pos, pos.turn(), 2 * max_moves - 1, &none, tb) {
+                Ok(Some(plies)) => {
+                    none.max_moves = plies.div_ceil(2);
+                    let line = match solver.solve(pos, &none, tb) {
+                        Ok(s) => s.pv,
+                        Err(SolveError::Stopped) => Vec::new(),
+                        Err(e) => return Err(e),
+                    };
+                    Ok(Proof {
+                        win: Some((plies, line)),
+                        shortest: false,
+                        by_rule: Some(false),
+                        complete: true,
+                        none_within: 0,
+                    })
+                }
+                Ok(None) | Err(SolveError::Stopped) => Ok(not_found(false)),
+                Err(e) => Err(e),
+            };
         }
+        Err(SolveError::Stopped) => return Ok(not_found(false)),
         Err(e) => return Err(e),
     };
     let Some(plies) = d else {
-        return Ok(Proof {
-            win: None,
-            shortest: true,
-            by_rule: None,
-            complete: true,
-            none_within: 0,
-        });
+        return Ok(not_found(true));
     };
     // the line: a proof bounded at the length just found (every first move of that length)
     options.max_moves = plies.div_ceil(2);

@@ -1,7 +1,8 @@
 //! Classes of endgames for batch builds: `armless:N`, every endgame in which one side has
 //! one to N attacking pieces (车马炮兵) with any advisors and elephants, and the other side
-//! advisors and elephants only (the set FelicityEgtb covers, for N = 2), and a bound on the
-//! table size. A class is listed with every table its members fall into, in build order.
+//! advisors and elephants only (the set FelicityEgtb covers, for N = 2); `pieces:N`, every
+//! endgame of at most N pieces, generals included; and a bound on the table size. A class is
+//! listed with every table its members fall into, in build order.
 
 use std::fmt;
 use std::str::FromStr;
@@ -22,16 +23,24 @@ pub enum Class {
         /// The most attacking pieces.
         attackers: u8,
     },
+    /// Every endgame of at most `most` pieces, both generals included.
+    Pieces {
+        /// The most pieces.
+        most: u8,
+    },
 }
 
 /// A text that names no class of endgames.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseClassError {
-    /// Not `armless:N`.
+    /// Not `armless:N` or `pieces:N`.
     #[error(
-        "'{0}': not a class of endgames (armless:N, e.g. armless:2: one side with 1 to N of 车马炮兵, the other advisors and elephants only)"
+        "'{0}': not a class of endgames (armless:N, e.g. armless:2: one side with 1 to N of 车马炮兵, the other advisors and elephants only; pieces:N, every endgame of at most N pieces)"
     )]
     NotAClass(String),
+    /// `pieces:N` with N out of range.
+    #[error("'{0}': pieces:N takes N from 2 to {MAX_PIECES} pieces, both generals included")]
+    Pieces(String),
     /// `armless:N` with N out of range.
     #[error(
         "'{0}': armless:N takes N from 1 to 4 attacking pieces (with both generals a table holds at most {MAX_PIECES} pieces)"
@@ -44,6 +53,12 @@ impl FromStr for Class {
 
     fn from_str(s: &str) -> Result<Class, ParseClassError> {
         let t = s.trim().to_ascii_lowercase();
+        if let Some(n) = t.strip_prefix("pieces:") {
+            return match n.parse::<u8>() {
+                Ok(n) if (2..=MAX_PIECES as u8).contains(&n) => Ok(Class::Pieces { most: n }),
+                _ => Err(ParseClassError::Pieces(s.to_string())),
+            };
+        }
         let Some(n) = t.strip_prefix("armless:") else {
             return Err(ParseClassError::NotAClass(s.to_string()));
         };
@@ -58,6 +73,7 @@ impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Class::Armless { attackers } => write!(f, "armless:{attackers}"),
+            Class::Pieces { most } => write!(f, "pieces:{most}"),
         }
     }
 }
@@ -65,7 +81,10 @@ impl fmt::Display for Class {
 /// The members of a class (canonical, without repeats, in build order), and how many of
 /// its endgames were left out because they hold more pieces than a table.
 pub fn members(class: Class) -> (Vec<Material>, usize) {
-    let Class::Armless { attackers } = class;
+    let attackers = match class {
+        Class::Armless { attackers } => attackers,
+        Class::Pieces { most } => return (up_to(most as usize - 2), 0),
+    };
     let mut attack_sides = Vec::new();
     attack_sets(attackers, 0, &mut Side::default(), &mut attack_sides);
     let defences = defence_sides();
@@ -94,6 +113,41 @@ pub fn members(class: Class) -> (Vec<Material>, usize) {
     }
     out.sort_by_key(|m| (m.piece_count(), m.to_string()));
     (out, too_big)
+}
+
+/// Every endgame with at most `extra` pieces besides the generals (canonical, in build
+/// order).
+fn up_to(extra: usize) -> Vec<Material> {
+    let mut sides = vec![Side::default()];
+    any_sets(extra, 1, &mut Side::default(), &mut sides);
+    let mut out: Vec<Material> = Vec::new();
+    for red in &sides {
+        for black in &sides {
+            if red.len() + black.len() > extra {
+                continue;
+            }
+            let m = Material::new(*red, *black).canonical();
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    out.sort_by_key(|m| (m.piece_count(), m.to_string()));
+    out
+}
+
+/// Every side of 1..=`left` more pieces of any kind but the general than `side`, of kinds
+/// from `from` on (in [`Kind::ALL`] order), within each kind's count.
+fn any_sets(left: usize, from: usize, side: &mut Side, out: &mut Vec<Side>) {
+    for (i, &k) in Kind::ALL.iter().enumerate().skip(from) {
+        if left == 0 || side.count(k) >= k.max_count() {
+            continue;
+        }
+        let mut more = *side;
+        more.add(k);
+        out.push(more);
+        any_sets(left - 1, i, &mut more, out);
+    }
 }
 
 /// Every side of 1..=`left` more attacking pieces than `side`, of kinds from `from` on (so
@@ -176,6 +230,28 @@ mod tests {
     }
 
     #[test]
+    fn pieces_n_is_every_endgame_of_at_most_n_pieces() {
+        // two pieces: KK; three: KK and a piece of 6 kinds; four: 49 endgames
+        assert_eq!(members(Class::Pieces { most: 2 }).0.len(), 1);
+        assert_eq!(members(Class::Pieces { most: 3 }).0.len(), 7);
+        let (four, _) = members(Class::Pieces { most: 4 });
+        // 1 + 6 + 21 (two on one side) + 21 (one on each side, an endgame and its mirror
+        // image one) = 49
+        assert_eq!(four.len(), 49);
+        for sig in ["KRKR", "KPKP", "KNCK", "KAKB", "KK"] {
+            let m: Material = sig.parse().unwrap();
+            assert!(four.contains(&m.canonical()), "{sig}");
+        }
+        let (five, _) = members(Class::Pieces { most: 5 });
+        assert_eq!(five.len(), 226);
+        assert!(
+            five.iter()
+                .all(|m| m.piece_count() <= 5 && m.is_canonical())
+        );
+        assert_eq!(build_list(&five).len(), five.len());
+    }
+
+    #[test]
     fn build_lists_put_every_table_after_what_it_falls_into() {
         let (two, _) = members(Class::Armless { attackers: 2 });
         let list = build_list(&two);
@@ -195,7 +271,17 @@ mod tests {
             Ok(Class::Armless { attackers: 2 })
         );
         assert_eq!(Class::Armless { attackers: 3 }.to_string(), "armless:3");
-        for bad in ["armless", "armless:0", "armless:9", "all", "armless:x"] {
+        assert_eq!("pieces:5".parse::<Class>(), Ok(Class::Pieces { most: 5 }));
+        assert_eq!(Class::Pieces { most: 4 }.to_string(), "pieces:4");
+        for bad in [
+            "armless",
+            "armless:0",
+            "armless:9",
+            "all",
+            "armless:x",
+            "pieces:1",
+            "pieces:99",
+        ] {
             assert!(bad.parse::<Class>().is_err(), "{bad}");
         }
     }
