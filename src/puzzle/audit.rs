@@ -10,16 +10,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::game::moves::Move;
-use crate::game::position::Position;
-use crate::notation::{self, Notation, Style};
 use crate::solver::{SolveError, Solver};
-use crate::tablebase::index::MAX_PIECES;
 use crate::tablebase::{TableError, Tablebase, Value};
 
 use super::import::Game;
 
-use super::playout::{LineEnd, LineOptions, PlayedLine, play_out};
+use super::playout::{LineEnd, LineOptions, PlayedLine, chinese, play_out, table_value};
 use super::proof::{ProofOptions, prove, prove_long, stated};
 
 /// What was found: a forced win, and how it was proven.
@@ -183,35 +179,6 @@ pub enum AuditError {
     /// A stated or assumed result that is neither a win nor a draw.
     #[error("{0}")]
     Assume(String),
-}
-
-/// The tables' value of a position, when its material has a table there (`None` for a
-/// composed placement, a material without a table, or more pieces than a table holds).
-pub(super) fn table_value(
-    tb: Option<&Tablebase>,
-    pos: &Position,
-) -> Result<Option<Value>, TableError> {
-    let Some(tb) = tb else { return Ok(None) };
-    if pos.piece_count() > MAX_PIECES || pos.unreachable_piece().is_some() {
-        return Ok(None);
-    }
-    let material = crate::game::material::Material::of(pos).canonical();
-    if tb.table_if_present(material)?.is_none() {
-        return Ok(None);
-    }
-    tb.probe(pos).map(Some)
-}
-
-/// A line in Chinese notation.
-pub(super) fn chinese(pos: &Position, line: &[Move]) -> Vec<String> {
-    let mut p = pos.clone();
-    line.iter()
-        .map(|&m| {
-            let text = notation::format_move(&p, m, Notation::Chinese, Style::default());
-            p.play_unchecked(m);
-            text
-        })
-        .collect()
 }
 
 fn audit_one(

@@ -19,10 +19,10 @@ use crate::game::material::Material;
 use crate::game::moves::Move;
 use crate::game::piece::{Color, Kind};
 use crate::game::position::Position;
+use crate::notation::{self, Notation, Style};
 use crate::solver::{Options, SolveError, Solver};
-use crate::tablebase::{Tablebase, Value};
-
-use super::audit::table_value;
+use crate::tablebase::index::MAX_PIECES;
+use crate::tablebase::{TableError, Tablebase, Value};
 
 /// The longest line played out, in plies.
 pub const MAX_LINE_PLIES: usize = 300;
@@ -104,6 +104,35 @@ fn worth(kind: Kind) -> u32 {
         Kind::Soldier => 1,
         Kind::General => 0,
     }
+}
+
+/// The tables' value of a position, when its material has a table there (`None` for a
+/// composed placement, a material without a table, or more pieces than a table holds).
+pub(super) fn table_value(
+    tb: Option<&Tablebase>,
+    pos: &Position,
+) -> Result<Option<Value>, TableError> {
+    let Some(tb) = tb else { return Ok(None) };
+    if pos.piece_count() > MAX_PIECES || pos.unreachable_piece().is_some() {
+        return Ok(None);
+    }
+    let material = Material::of(pos).canonical();
+    if tb.table_if_present(material)?.is_none() {
+        return Ok(None);
+    }
+    tb.probe(pos).map(Some)
+}
+
+/// A line in Chinese notation.
+pub(super) fn chinese(pos: &Position, line: &[Move]) -> Vec<String> {
+    let mut p = pos.clone();
+    line.iter()
+        .map(|&m| {
+            let text = notation::format_move(&p, m, Notation::Chinese, Style::default());
+            p.play_unchecked(m);
+            text
+        })
+        .collect()
 }
 
 /// The end a table's value makes, for a position with `turn` to move.
@@ -224,7 +253,7 @@ pub fn play_out(
         (_, Some(d)) => d,
     };
     Ok(PlayedLine {
-        line: super::audit::chinese(start, &line),
+        line: chinese(start, &line),
         end,
         material: Material::of(&pos).chinese(),
         fen: pos.to_string(),
