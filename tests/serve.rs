@@ -124,6 +124,29 @@ fn the_api_answers_and_refuses_bad_input() {
     assert_eq!(j["verdict"], "win");
     assert_eq!(j["plies"], 5);
     assert_eq!(j["method"], "proof-number");
+    // out of time: what was proven, not an error
+    let (status, j) = get(
+        a,
+        &format!(
+            "/api/solve?fen={}&max_moves=12&time=0.3&rules=none",
+            enc("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w")
+        ),
+    );
+    assert_eq!(status, 200, "{j}");
+    assert_eq!(j["verdict"], "unknown");
+    // under the rule, 适情雅趣 第077局 by checks alone: the rule's proof runs out of time and
+    // the baseline's win is the answer, a win within 41 plies
+    let (status, j) = get(
+        a,
+        &format!(
+            "/api/solve?fen={}&max_moves=22&checks_only=true&time=2&rules=asian",
+            enc("4ka1c1/9/3a5/9/4c1r1r/9/1RR6/9/3p1p3/C3K4 w")
+        ),
+    );
+    assert_eq!(status, 200, "{j}");
+    assert_eq!(j["verdict"], "win-within");
+    assert_eq!(j["plies"], 41);
+    assert_eq!(j["ending"], "checkmate");
 
     // puzzles
     let (status, j) = get(a, "/api/puzzles");

@@ -274,8 +274,7 @@ fn under_the_rule_a_stopped_proof_gives_the_baselines_win_as_a_win_within() {
     assert_eq!(s.pv.len(), 41);
     assert_eq!(s.ending(&pos), Some("checkmate"));
     assert!(s.winning_moves.iter().all(|w| w.by_rule == Some(false)));
-    // a stop the caller asked for (here a node limit), not the time's: the answer stays
-    // unknown
+    // a stop before the rule's time is up (here the node limit): the answer stays unknown
     o.max_nodes = Some(100_000);
     o.time = Some(std::time::Duration::from_secs(60));
     let s = solver::solve(&pos, &o, None).unwrap();

@@ -298,8 +298,9 @@ async fn solve(
         };
         let solved = solver::solve(&pos, &options, Some(tb));
         // stopped from outside (the server is stopping): what it proved so far is not
-        // the answer the request asked for
-        if stop.load(Relaxed) {
+        // the answer the request asked for (the flag alone does not say so: the proof
+        // sets it too when its own time runs out, and then answers what it proved)
+        if st.closing.load(Relaxed) {
             return Err(solver::SolveError::Stopped);
         }
         solved.map(|s| (pos, s))

@@ -472,8 +472,8 @@ const BASELINE_SHARE: u32 = 4;
 /// takes moves from the defender, and the attacker's moves along the baseline's line never
 /// repeat a position (the distance falls by one each ply), so none of them is forbidden.
 /// The answer is then [`Verdict::WinWithin`], with the baseline's winning first moves (each
-/// wins within its length under the rule, by the same argument) and its line. A stop asked
-/// for (not the time's) ends it as before.
+/// wins within its length under the rule, by the same argument) and its line. A stop before
+/// the rule's time is up (Ctrl-C, the node limit) ends it as before.
 fn rule_then_baseline(
     options: &Options,
     mut run: impl FnMut(&Options) -> Result<Solution, SolveError>,
@@ -486,7 +486,7 @@ fn rule_then_baseline(
     first.time = Some(time - time / BASELINE_SHARE);
     let s = run(&first)?;
     let timed_out = start.elapsed() >= time - time / BASELINE_SHARE;
-    if s.verdict != Verdict::Unknown || !timed_out || options.max_nodes.is_some() {
+    if s.verdict != Verdict::Unknown || !timed_out {
         return Ok(s);
     }
     // (the time's stop set the flag; a Ctrl-C from here on sets it again)
