@@ -276,7 +276,8 @@ enum Choice {
 /// the general's last.
 fn ordered(pos: &Position) -> Vec<Move> {
     let mut list: Vec<Move> = pos.legal_moves().iter().copied().collect();
-    list.sort_by_key(|&m| {
+    // (the key once a move: it plays the move to test the check)
+    list.sort_by_cached_key(|&m| {
         let victim = pos.piece_at(m.to()).map_or(0, |p| worth(p.kind));
         let mover = pos.piece_at(m.from()).map(|p| p.kind);
         (

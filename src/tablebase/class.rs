@@ -86,7 +86,13 @@ pub fn members(class: Class) -> (Vec<Material>, usize) {
         Class::Pieces { most } => return (up_to(most as usize - 2), 0),
     };
     let mut attack_sides = Vec::new();
-    attack_sets(attackers, 0, &mut Side::default(), &mut attack_sides);
+    piece_sets(
+        &ATTACKERS,
+        attackers as usize,
+        0,
+        &mut Side::default(),
+        &mut attack_sides,
+    );
     let defences = defence_sides();
     let mut out: Vec<Material> = Vec::new();
     let mut too_big = 0;
@@ -119,7 +125,7 @@ pub fn members(class: Class) -> (Vec<Material>, usize) {
 /// order).
 fn up_to(extra: usize) -> Vec<Material> {
     let mut sides = vec![Side::default()];
-    any_sets(extra, 1, &mut Side::default(), &mut sides);
+    piece_sets(&Kind::ALL[1..], extra, 0, &mut Side::default(), &mut sides);
     let mut out: Vec<Material> = Vec::new();
     for red in &sides {
         for black in &sides {
@@ -136,31 +142,17 @@ fn up_to(extra: usize) -> Vec<Material> {
     out
 }
 
-/// Every side of 1..=`left` more pieces of any kind but the general than `side`, of kinds
-/// from `from` on (in [`Kind::ALL`] order), within each kind's count.
-fn any_sets(left: usize, from: usize, side: &mut Side, out: &mut Vec<Side>) {
-    for (i, &k) in Kind::ALL.iter().enumerate().skip(from) {
-        if left == 0 || side.count(k) >= k.max_count() {
-            continue;
-        }
-        let mut more = *side;
-        more.add(k);
-        out.push(more);
-        any_sets(left - 1, i, &mut more, out);
-    }
-}
-
-/// Every side of 1..=`left` more attacking pieces than `side`, of kinds from `from` on (so
+/// Every side of 1..=`left` more pieces of `kinds` than `side`, of kinds from `from` on (so
 /// that each multiset comes once), within each kind's count.
-fn attack_sets(left: u8, from: usize, side: &mut Side, out: &mut Vec<Side>) {
-    for (i, &k) in ATTACKERS.iter().enumerate().skip(from) {
+fn piece_sets(kinds: &[Kind], left: usize, from: usize, side: &mut Side, out: &mut Vec<Side>) {
+    for (i, &k) in kinds.iter().enumerate().skip(from) {
         if left == 0 || side.count(k) >= k.max_count() {
             continue;
         }
         let mut more = *side;
         more.add(k);
         out.push(more);
-        attack_sets(left - 1, i, &mut more, out);
+        piece_sets(kinds, left - 1, i, &mut more, out);
     }
 }
 
