@@ -303,7 +303,7 @@ fn every_composition_of_the_whole_collections_holds() {
     let all = puzzle::load_builtin().unwrap();
     let whole: Vec<&canju::puzzle::Puzzle> = all
         .iter()
-        .filter(|p| WHOLE_COLLECTIONS.contains(&p.collection.as_str()))
+        .filter(|p| WHOLE_COLLECTIONS.contains(&p.collection.as_str()) && !p.entry.long)
         .collect();
     let judge = Judge::new(None);
     let results: Vec<(String, Option<u32>, bool)> = whole
@@ -329,6 +329,160 @@ fn every_composition_of_the_whole_collections_holds() {
         assert!(plies <= if *checks { 59 } else { 15 }, "{id}: {plies}");
     }
     assert!(results.iter().filter(|r| r.2).count() >= 50);
+}
+
+/// The long compositions (`long = true`, proven by proof-number search): at least 40, each
+/// beyond the depth-first bound of 8 moves; and those of them that verify in seconds hold,
+/// each line proven whole again by proof-number search under the perpetual-check rule (the
+/// rule their lines were proven under), without tables: the shortest win from the start is
+/// the stipulation and the line's length, each of red's moves keeps a win one ply shorter,
+/// each of black's replies resists longest, and the line ends in mate. Every one of them is
+/// verified by `canju puzzle verify --long` (about four minutes on two cores: BENCHMARKS.md).
+#[test]
+fn the_long_compositions_hold() {
+    use rayon::prelude::*;
+    let all = puzzle::load_builtin().unwrap();
+    let long: Vec<&canju::puzzle::Puzzle> = all.iter().filter(|p| p.entry.long).collect();
+    assert!(long.len() >= 40, "{}", long.len());
+    for p in &long {
+        let moves = p.entry.moves.unwrap_or(0);
+        assert!((9..=40).contains(&moves), "{}: {moves}", p.entry.id);
+        assert!(WHOLE_COLLECTIONS.contains(&p.collection.as_str()));
+    }
+    // (the quick ones: a few seconds each)
+    let quick = [
+        "适情雅趣 第034局",
+        "适情雅趣 第165局",
+        "适情雅趣 第172局",
+        "适情雅趣 第183局",
+        "适情雅趣 *第195局",
+        "适情雅趣 第236局",
+        "适情雅趣 第249局",
+        "适情雅趣 第446局",
+        "烂柯神机 第028局",
+        "烂柯神机 第204局",
+        "烂柯神机 第220局",
+        "烂柯神机 第232局",
+        "烂柯神机 第248局",
+    ];
+    let sample: Vec<&&canju::puzzle::Puzzle> = long
+        .iter()
+        .filter(|p| quick.iter().any(|q| p.entry.title.starts_with(q)))
+        .collect();
+    assert_eq!(sample.len(), quick.len());
+    let judge = Judge::new(None).with_rules(Rules::Asian);
+    sample.par_iter().for_each(|p| {
+        let plies = judge
+            .verify(p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.entry.id))
+            .unwrap_or_else(|| panic!("{}: no win", p.entry.id));
+        assert_eq!(Some(plies.div_ceil(2)), p.entry.moves, "{}", p.entry.id);
+    });
+}
+
+/// A long composition's judge follows its proven line without searching, and searches a
+/// move off it: 适情雅趣 第034局 忙里偷闲, 九步杀 with quiet moves.
+#[test]
+fn a_long_composition_is_judged_along_its_line_and_off_it() {
+    use canju::puzzle::attempt::{Attempt, Status};
+    let all = puzzle::load_builtin().unwrap();
+    let p = all
+        .iter()
+        .find(|p| p.entry.long && p.entry.title.contains("第034局"))
+        .expect("第034局 among the long compositions");
+    // (the trainer's rules)
+    let judge = Judge::for_puzzle(None, p).with_rules(Rules::Asian);
+    let mut a = Attempt::new(p, &judge);
+    // the line's own moves: best at each, and black answers with the line's replies
+    let start = std::time::Instant::now();
+    for (i, pair) in p.line.chunks(2).enumerate() {
+        let r = a.play(pair[0]).unwrap();
+        assert_eq!(r.feedback, Feedback::Best, "move {}", i + 1);
+        if let Some(d) = r.defence {
+            assert_eq!(d.chinese, p.entry.line[2 * i + 1], "reply {}", i + 1);
+        }
+    }
+    assert_eq!(a.status(), &Status::Solved { clean: true });
+    // (on the line nothing is searched)
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    // off the line, after 车四平五 将５进１ 兵四进一 将５平６: 车三退二 lets black out, and
+    // the judge finds the refutation by search
+    let mut a = Attempt::new(p, &judge);
+    a.play(p.line[0]).unwrap();
+    a.play(p.line[2]).unwrap();
+    let r = a.play_text("车三退二").unwrap();
+    assert_eq!(r.feedback, Feedback::Mistake);
+    assert!(r.refutation.is_some());
+    // a hint on the line names the line's move
+    let mut a = Attempt::new(p, &judge);
+    a.hint().unwrap();
+    match a.hint().unwrap() {
+        canju::puzzle::attempt::Hint::Move(m) => assert_eq!(m.chinese, p.entry.line[0]),
+        h => panic!("{h:?}"),
+    }
+}
+
+/// `canju puzzle verify`: a line per puzzle and a summary; exit 1 when one does not hold,
+/// a one-line error for an unknown id.
+#[test]
+fn puzzle_verify_proves_puzzles_and_names_the_unsound() {
+    let t = TempDir::new("verify");
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    let o = canju(&[
+        "puzzle",
+        "verify",
+        "pattern-002",
+        "--dir",
+        t.0.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("pattern-002  holds: 红先胜, 三步杀 (5 plies)"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains("1 puzzles: 1 hold, 0 unsound"),
+        "{}",
+        text(&o)
+    );
+    // a stipulation one move too long does not hold
+    let all = puzzle::load_builtin().unwrap();
+    let p = all.iter().find(|p| p.entry.id == "pattern-002").unwrap();
+    let mut e = p.entry.clone();
+    e.moves = Some(4);
+    let dir = t.0.join("mine");
+    std::fs::create_dir_all(&dir).unwrap();
+    #[derive(serde::Serialize)]
+    struct File {
+        puzzle: Vec<canju::puzzle::Entry>,
+    }
+    std::fs::write(
+        dir.join("mine.toml"),
+        toml::to_string(&File { puzzle: vec![e] }).unwrap(),
+    )
+    .unwrap();
+    let o = canju(&[
+        "puzzle",
+        "verify",
+        "--puzzles",
+        dir.to_str().unwrap(),
+        "--dir",
+        t.0.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "pattern-002  UNSOUND: the stipulation says 4 moves, the shortest win takes 3"
+        ),
+        "{}",
+        text(&o)
+    );
+    let o = canju(&["puzzle", "verify", "no-such-puzzle"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no-such-puzzle"), "{err}");
 }
 
 #[test]

@@ -527,6 +527,26 @@ enum PuzzleCommand {
         #[command(flatten)]
         rules: RulesArg,
     },
+    /// Prove that puzzles hold under perfect play, as the test suite does: the goal within
+    /// the stipulation (the shortest win), every move of the player's line keeping it, a
+    /// win's line ending in mate (a long composition's line proven whole); exit 1 when one
+    /// does not.
+    Verify {
+        /// Only these puzzles (ids); default every puzzle of the collections chosen.
+        ids: Vec<String>,
+        /// Only this collection's puzzles.
+        #[arg(long)]
+        collection: Option<String>,
+        /// Only the long compositions (`long = true`, judged by proof-number search).
+        #[arg(long)]
+        long: bool,
+        #[arg(long)]
+        puzzles: Option<PathBuf>,
+        #[command(flatten)]
+        dir: DirArg,
+        #[command(flatten)]
+        rules: RulesArg,
+    },
 }
 
 /// The bounds of the proofs that check a composition's stated result (`puzzle audit`,
@@ -833,6 +853,14 @@ pub fn run() -> Job {
                 dir: DirArg { dir },
                 rules: RulesArg { rules },
             } => puzzle::check(&puzzles, &dir, &id, &moves, json, rules),
+            PuzzleCommand::Verify {
+                ids,
+                collection,
+                long,
+                puzzles,
+                dir: DirArg { dir },
+                rules: RulesArg { rules },
+            } => puzzle::verify(&puzzles, &dir, &ids, collection.as_deref(), long, rules),
         },
         Some(Command::Solve {
             fen,

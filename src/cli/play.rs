@@ -8,7 +8,7 @@ use std::io::{BufRead, IsTerminal};
 use canju::Position;
 use canju::puzzle::attempt::{Attempt, AttemptError, Ending, Outcome, Status};
 use canju::puzzle::words::{self, Lang};
-use canju::puzzle::{Feedback, Judge, Puzzle};
+use canju::puzzle::{Feedback, Judge, Puzzle, PuzzleError};
 
 use super::CliError;
 use super::common::puzzle_error;
@@ -111,6 +111,18 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
             Ok(r) => r,
             Err(AttemptError::Move(e)) => {
                 outln!("{e}");
+                continue;
+            }
+            Err(AttemptError::Puzzle(PuzzleError::Stopped)) => {
+                // (a long composition's move off its proven line, not judged in the time:
+                // the attempt is as it was)
+                if zh {
+                    outln!("{t}：未能在限时内判定这步棋（长局，偏离已证明的主线），请另走一步");
+                } else {
+                    outln!(
+                        "{t}: canju could not judge this move in the time (a long composition, off its proven line); try another"
+                    );
+                }
                 continue;
             }
             Err(AttemptError::Puzzle(e)) => return Err(puzzle_error(e)),

@@ -202,8 +202,33 @@ impl<'p, 'j> Attempt<'p, 'j> {
         self.play(m).map_err(AttemptError::Puzzle)
     }
 
-    /// Plays the player's (legal) move; canju answers with its defence.
+    /// Plays the player's (legal) move; canju answers with its defence. On an error (a
+    /// search stopped by its time, a damaged table) the attempt is as it was before.
     pub fn play(&mut self, m: Move) -> Result<Played, PuzzleError> {
+        let saved = (
+            self.history.len(),
+            self.moves.len(),
+            self.pos.clone(),
+            self.left,
+            self.played,
+            self.hints,
+            self.mistaken,
+            self.wrong.clone(),
+            self.status.clone(),
+        );
+        let r = self.play_judged(m);
+        if r.is_err() {
+            let (history, moves, pos, left, played, hints, mistaken, wrong, status) = saved;
+            self.history.truncate(history);
+            self.moves.truncate(moves);
+            (self.pos, self.left, self.played, self.hints) = (pos, left, played, hints);
+            (self.mistaken, self.wrong, self.status) = (mistaken, wrong, status);
+            self.judge.follow(&self.puzzle.position, &self.moves);
+        }
+        r
+    }
+
+    fn play_judged(&mut self, m: Move) -> Result<Played, PuzzleError> {
         let (judge, goal, player) = (self.judge, self.puzzle.goal, self.puzzle.goal.side);
         judge.follow(&self.puzzle.position, &self.moves);
         let super::Judgement { feedback: f, now } = judge.assess(&self.pos, m, goal, self.left)?;

@@ -10,7 +10,7 @@ use crate::game::position::{Position, Setup};
 use crate::game::square::Square;
 use crate::notation::{self, Notation, Style};
 
-use super::proof::{ProofOptions, prove, stated};
+use super::proof::{ProofOptions, prove, prove_long, stated};
 use super::{Entry, Goal, Judge, Puzzle, PuzzleError, load_str};
 
 /// A game read from a file: where it starts, its moves and its tags.
@@ -603,6 +603,8 @@ pub fn import_into(
         let number = g.number;
         let reject = |reason: String| Rejected { number, reason };
         let mut checks = false;
+        // (proven by the proof-number search: a long composition)
+        let mut long = false;
         if g.moves.is_empty() {
             // no line given: the solver's, for a stated win
             let stated = match stated(
@@ -628,6 +630,8 @@ pub fn import_into(
             let solver = solver.get_or_insert_with(|| crate::solver::Solver::new(proof.hash_mb));
             let mut found = None;
             let mut failed = None;
+            // (no win within this many plies: proven by the first proof)
+            let mut none_within = 0;
             for (bound, by_checks) in [(proof.max_moves, false), (proof.checks_max_moves, true)] {
                 if bound == 0 || found.is_some() || failed.is_some() {
                     continue;
@@ -641,11 +645,77 @@ pub fn import_into(
                     judge.tables(),
                 ) {
                     Ok(p) => {
+                        if !by_checks && p.complete && p.win.is_none() {
+                            none_within = 2 * bound - 1;
+                        }
                         if let Some((_, line)) = p.win.filter(|(_, line)| !line.is_empty()) {
                             found = Some(line);
                             checks = by_checks;
                         }
                     }
+                    Err(e) => failed = Some(e.to_string()),
+                }
+            }
+            if found.is_none() && failed.is_none() && proof.long_max_moves > 0 {
+                // beyond the depth-first proofs' reach: the proof-number search, for a
+                // shortest win whose line it gives whole (a win within a length, the
+                // shortest not established, is no stipulation to serve; nor is one only
+                // the perpetual-check rule gives, which a judge without it would refuse)
+                match prove_long(
+                    solver,
+                    &g.position,
+                    proof.long_max_moves,
+                    none_within,
+                    proof.long_seconds,
+                    judge.tables(),
+                ) {
+                    Ok(p) => match p.win {
+                        Some((plies, line))
+                            if p.shortest
+                                && p.by_rule != Some(true)
+                                && line.len() as u32 == plies =>
+                        {
+                            found = Some(line);
+                            long = true;
+                        }
+                        Some((plies, _)) if p.by_rule == Some(true) => {
+                            failed = Some(format!(
+                                "a stated win, proven in {} moves only by the perpetual-check rule (长将作负), which a judge without it would refuse",
+                                plies.div_ceil(2)
+                            ))
+                        }
+                        Some((plies, _)) if !p.shortest => {
+                            failed = Some(format!(
+                                "a stated win, proven within {} moves but its shortest not established in {} s (none within {}): no stipulation to hold a player to",
+                                plies.div_ceil(2),
+                                proof.long_seconds,
+                                p.none_within.div_ceil(2)
+                            ))
+                        }
+                        Some(_) => {
+                            failed = Some(format!(
+                                "a stated win, proven by proof-number search, but its line was not completed in {} s",
+                                proof.long_seconds
+                            ))
+                        }
+                        None if p.complete => {
+                            failed = Some(format!(
+                                "a stated win, but it is proven that there is no forced win within {} moves",
+                                proof.long_max_moves
+                            ))
+                        }
+                        None => {
+                            failed = Some(format!(
+                                "a stated win, but no forced win within {} moves ({} by checks alone) found in {} s a proof, nor within {} by proof-number search in {} s (none within {})",
+                                proof.max_moves,
+                                proof.checks_max_moves,
+                                proof.seconds,
+                                proof.long_max_moves,
+                                proof.long_seconds,
+                                p.none_within.div_ceil(2)
+                            ))
+                        }
+                    },
                     Err(e) => failed = Some(e.to_string()),
                 }
             }
@@ -727,6 +797,7 @@ pub fn import_into(
             difficulty: stipulation.map_or(3, |m| m.clamp(1, 5) as u8),
             checks,
             mate: false,
+            long,
         };
         let one = match toml::to_string(&super::File {
             puzzles: vec![entry],

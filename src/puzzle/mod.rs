@@ -35,6 +35,14 @@ pub const MAX_STIPULATION: u32 = 15;
 /// The longest stipulation of a 连将杀 (`checks = true`), in moves: checks alone leave the
 /// proofs small.
 pub const MAX_CHECKS_STIPULATION: u32 = 30;
+/// The longest stipulation of a long composition (`long = true`), in moves: the bound of
+/// the proof-number search that proves it.
+pub const MAX_LONG_STIPULATION: u32 = 40;
+/// The time each search of a long composition's judge may take, in seconds: a move off
+/// the proven line is judged within it, or the judge says it could not.
+pub const LONG_SECONDS: u64 = 20;
+/// The time each search may take when a long composition is verified, in seconds.
+const LONG_VERIFY_SECONDS: u64 = 600;
 /// The bound used for win goals without a stipulation, in moves.
 pub const DEFAULT_BOUND: u32 = 7;
 
@@ -113,6 +121,12 @@ pub struct Entry {
     /// goal only), for composed mates and patterns whose point is the mate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mate: bool,
+    /// A long composition: a win beyond the depth-first search's reach (up to
+    /// [`MAX_LONG_STIPULATION`] moves), judged by proof-number search. Its line is the
+    /// proven one (the quickest moves, the longest resistance), which the judge follows
+    /// without searching; a move off it is searched (a win goal with `moves` only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub long: bool,
 }
 
 #[derive(Debug, serde::Deserialize, serde::Serialize)]
@@ -418,7 +432,9 @@ pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
                     position.turn()
                 )));
             }
-            let most = if entry.checks {
+            let most = if entry.long {
+                MAX_LONG_STIPULATION
+            } else if entry.checks {
                 MAX_CHECKS_STIPULATION
             } else {
                 MAX_STIPULATION
@@ -427,6 +443,11 @@ pub fn load_str(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
                 && (n == 0 || n > most)
             {
                 return Err(bad(format!("moves = {n}: between 1 and {most}")));
+            }
+            if entry.long && !(goal.win && entry.moves.is_some()) {
+                return Err(bad(
+                    "long = true needs a win goal and a number of moves".into()
+                ));
             }
             if entry.mate && !goal.win {
                 return Err(bad("mate = true (将死 only) needs a win goal".into()));
@@ -510,6 +531,14 @@ pub enum Unsound {
     /// A move of the player's in the stored line loses the goal.
     #[error("line move {ply}: {mv} loses the goal")]
     LineMistake {
+        /// Its ply in the line, from 1.
+        ply: usize,
+        /// The move.
+        mv: Move,
+    },
+    /// A defender's move in a long composition's line is not its longest resistance.
+    #[error("line move {ply}: {mv} is not the defender's longest resistance")]
+    LineDefence {
         /// Its ply in the line, from 1.
         ply: usize,
         /// The move.
@@ -668,6 +697,43 @@ pub struct Judge<'a> {
     /// The game so far (its first position and the moves played), which the
     /// perpetual-check rule counts: see [`Judge::follow`].
     game: std::sync::Mutex<Option<(Position, Vec<Move>)>>,
+    /// A long composition's proven line, which the judge follows without searching.
+    book: Option<Book>,
+    /// A long composition's proof-number search, its tables kept from one search to the
+    /// next (set up when first needed): the judge's searches are all about one
+    /// composition, with one attacker, and share most of their trees.
+    long_solver: std::sync::Mutex<Option<solver::Solver>>,
+}
+
+/// A long composition's proven line: its positions, each with the budget it is reached
+/// with (see [`Judge::for_puzzle`]).
+struct Book {
+    /// The key of the position before each move of the line, and the budget left there.
+    at: Vec<(u64, u32)>,
+    line: Vec<Move>,
+}
+
+impl Book {
+    fn of(p: &Puzzle) -> Book {
+        let mut pos = p.position.clone();
+        let mut left = p.budget();
+        let mut at = Vec::with_capacity(p.line.len());
+        for &m in &p.line {
+            at.push((pos.key(), left));
+            pos.play_unchecked(m);
+            left = left.saturating_sub(1);
+        }
+        Book {
+            at,
+            line: p.line.clone(),
+        }
+    }
+
+    /// The line's index of `pos` reached with `budget` plies left.
+    fn index(&self, pos: &Position, budget: u32) -> Option<usize> {
+        let key = pos.key();
+        self.at.iter().position(|&(k, b)| k == key && b == budget)
+    }
 }
 
 impl<'a> Judge<'a> {
@@ -683,6 +749,8 @@ impl<'a> Judge<'a> {
             tb,
             options,
             game: std::sync::Mutex::new(None),
+            book: None,
+            long_solver: std::sync::Mutex::new(None),
         }
     }
 
@@ -762,7 +830,55 @@ impl<'a> Judge<'a> {
             judge.tb = None;
             judge.options.mate_only = true;
         }
+        if p.entry.long {
+            judge.options.method = solver::Method::ProofNumber;
+            judge.options.hash_mb = solver::DEFAULT_HASH_MB;
+            judge.options.time = Some(std::time::Duration::from_secs(LONG_SECONDS));
+            judge.book = Some(Book::of(p));
+        }
         judge
+    }
+
+    /// The judge under `rules` instead of its tables' (or, without tables, of none): a
+    /// judge without tables that applies the perpetual-check rule in its searches, as a
+    /// long composition whose line was proven under the rule needs.
+    pub fn with_rules(mut self, rules: crate::tablebase::Rules) -> Judge<'a> {
+        self.options.rules = rules;
+        self
+    }
+
+    /// Whether this judge is a long composition's (proof-number search, a proven line).
+    fn long(&self) -> bool {
+        self.options.method == solver::Method::ProofNumber
+    }
+
+    /// The proven line's index of `pos` reached with `budget` plies left, when the judge
+    /// has one and `pos` is on it.
+    fn on_book(&self, pos: &Position, budget: u32) -> Option<usize> {
+        self.book.as_ref()?.index(pos, budget)
+    }
+
+    /// By proof-number search: whether `player` mates from `pos` within `budget` plies
+    /// (`exact`: in exactly how many; else within how many the proof found).
+    fn long_distance(
+        &self,
+        pos: &Position,
+        player: Color,
+        budget: u32,
+        exact: bool,
+    ) -> Result<Option<u32>, PuzzleError> {
+        if pos.legal_moves().is_empty() {
+            // (mated, or stalemated where that counts)
+            let won = pos.turn() != player && (!self.options.mate_only || pos.is_check());
+            return Ok(won.then_some(0));
+        }
+        if budget == 0 {
+            return Ok(None);
+        }
+        let options = self.options_at(pos);
+        let mut solver = self.long_solver.lock().unwrap_or_else(|e| e.into_inner());
+        let solver = solver.get_or_insert_with(|| solver::Solver::new(options.hash_mb));
+        Ok(solver.long_distance(pos, player, budget, exact, &options, self.tb)?)
     }
 
     /// The judge with its searches bounded: each stops after about `max_nodes` nodes, and
@@ -845,12 +961,19 @@ impl<'a> Judge<'a> {
                 Value::RuleLoss(k) => Outlook::RuleLoss(k),
             });
         }
-        Ok(
-            match solver::mate_distance(pos, player, budget, &self.options_at(pos), self.tb)? {
-                Some(n) => Outlook::Win(n),
-                None => Outlook::NoWin,
-            },
-        )
+        let distance = if self.long() {
+            if let (Some(i), Some(book)) = (self.on_book(pos, budget), &self.book) {
+                // (the proven line: its length from here)
+                return Ok(Outlook::Win((book.line.len() - i) as u32));
+            }
+            self.long_distance(pos, player, budget, true)?
+        } else {
+            solver::mate_distance(pos, player, budget, &self.options_at(pos), self.tb)?
+        };
+        Ok(match distance {
+            Some(n) => Outlook::Win(n),
+            None => Outlook::NoWin,
+        })
     }
 
     /// Judges the player's move `m` in `pos` (the player to move) against the goal.
@@ -968,6 +1091,9 @@ impl<'a> Judge<'a> {
             let ranked = tb.rank_moves(pos)?;
             return Ok(ranked.first().map(|r| r.mv));
         }
+        if self.long() {
+            return self.long_defence(pos, player, budget);
+        }
         // beyond the tables: the reply after which the player's mate is furthest away, a
         // reply that escapes it altogether first of all (never one the rule forbids: a
         // check that would repeat the game's positions while the defender checks on every
@@ -985,6 +1111,35 @@ impl<'a> Judge<'a> {
             }
         }
         Ok(best.map(|(m, _)| m))
+    }
+
+    /// A long composition's defence: the proven line's reply on it; off it, the first
+    /// reply that escapes the mate within the budget, else the first after which no mate
+    /// is quicker than the position's own distance less one ply (the longest resistance,
+    /// as the depth-first judge picks it: a disproof per reply rather than a distance).
+    fn long_defence(
+        &self,
+        pos: &Position,
+        player: Color,
+        budget: u32,
+    ) -> Result<Option<Move>, PuzzleError> {
+        if let (Some(i), Some(book)) = (self.on_book(pos, budget), &self.book) {
+            return Ok(Some(book.line[i]));
+        }
+        let moves = self.allowed_moves(pos);
+        let within = match self.outlook(pos, player, budget)? {
+            Outlook::Win(d) if d < 3 => return Ok(moves.first().copied()),
+            Outlook::Win(d) => d - 3,
+            _ => budget.saturating_sub(1),
+        };
+        for &m in &moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            if self.long_distance(&child, player, within, false)?.is_none() {
+                return Ok(Some(m));
+            }
+        }
+        Ok(moves.first().copied())
     }
 
     /// The player's best move in `pos` (the player to move): the quickest win, or a move
@@ -1010,15 +1165,26 @@ impl<'a> Judge<'a> {
                 })
                 .map(|r| r.mv));
         }
+        if let (Some(i), Some(book)) = (self.on_book(pos, budget), &self.book) {
+            return Ok(Some(book.line[i]));
+        }
         let Outlook::Win(n) = self.outlook(pos, player, budget)? else {
             return Ok(None);
         };
         for m in self.allowed_moves(pos) {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            if !self.gave_no_check(&child)
-                && self.outlook(&child, player, n - 1)? == Outlook::Win(n - 1)
-            {
+            if self.gave_no_check(&child) {
+                continue;
+            }
+            // (a long composition's: a win within one ply less is that long, none being
+            // shorter; the proof's own bound is quicker to get than the distance)
+            let keeps = if self.long() {
+                self.long_distance(&child, player, n - 1, false)?.is_some()
+            } else {
+                self.outlook(&child, player, n - 1)? == Outlook::Win(n - 1)
+            };
+            if keeps {
                 return Ok(Some(m));
             }
         }
@@ -1078,8 +1244,14 @@ impl<'a> Judge<'a> {
     pub fn verify(&self, p: &Puzzle) -> Result<Option<u32>, Unsound> {
         if (p.entry.checks && !self.options.checks_only)
             || (p.entry.mate && !self.options.mate_only)
+            || (p.entry.long && !self.long())
         {
-            return Judge::for_puzzle(self.tb, p).verify(p);
+            return Judge::for_puzzle(self.tb, p)
+                .with_rules(self.options.rules)
+                .verify(p);
+        }
+        if p.entry.long {
+            return self.verify_long(p);
         }
         let player = p.goal.side;
         let budget = p.budget();
@@ -1122,5 +1294,72 @@ impl<'a> Judge<'a> {
             }
         }
         Ok(shortest)
+    }
+
+    /// [`Judge::verify`] of a long composition, by proof-number search and never from its
+    /// own line: the shortest win from the start is the stipulation and the line's length;
+    /// after each of the player's moves of the line a win within one ply less is proven,
+    /// and after each of the defender's no win within three plies less (its reply resists
+    /// longest); the line ends in mate.
+    fn verify_long(&self, p: &Puzzle) -> Result<Option<u32>, Unsound> {
+        let mut judge = Judge::for_puzzle(self.tb, p).with_rules(self.options.rules);
+        judge.book = None;
+        judge.options.time = Some(std::time::Duration::from_secs(LONG_VERIFY_SECONDS));
+        let player = p.goal.side;
+        let budget = p.budget();
+        let n = match judge.long_distance(&p.position, player, budget, true)? {
+            Some(n) => n,
+            None => {
+                return Err(Unsound::NoWin {
+                    budget,
+                    outlook: Outlook::NoWin,
+                });
+            }
+        };
+        if let Some(moves) = p.entry.moves
+            && n.div_ceil(2) != moves
+        {
+            return Err(Unsound::Stipulation {
+                stated: moves,
+                shortest: n.div_ceil(2),
+            });
+        }
+        if p.line.len() as u32 != n {
+            return Err(Unsound::LineLength {
+                plies: p.line.len(),
+                shortest: n,
+            });
+        }
+        let mut pos = p.position.clone();
+        for (i, &m) in p.line.iter().enumerate() {
+            let ours = pos.turn() == player;
+            pos.play_unchecked(m);
+            judge.follow(&p.position, &p.line[..=i]);
+            let left = n - 1 - i as u32;
+            let holds = if ours {
+                !judge.gave_no_check(&pos)
+                    && if left == 0 {
+                        pos.legal_moves().is_empty()
+                    } else {
+                        judge.long_distance(&pos, player, left, false)?.is_some()
+                    }
+            } else {
+                left < 2
+                    || judge
+                        .long_distance(&pos, player, left - 2, false)?
+                        .is_none()
+            };
+            if !holds {
+                return Err(if ours {
+                    Unsound::LineMistake { ply: i + 1, mv: m }
+                } else {
+                    Unsound::LineDefence { ply: i + 1, mv: m }
+                });
+            }
+        }
+        if !pos.legal_moves().is_empty() {
+            return Err(Unsound::LineNotMate);
+        }
+        Ok(Some(n))
     }
 }

@@ -9,6 +9,7 @@ use super::search::{Heuristics, Searcher, Shared, Stop};
 use super::tt::Tt;
 use super::{Options, Solution, SolveError, Verdict, WinningMove, legal};
 use crate::game::moves::Move;
+use crate::game::piece::Color;
 use crate::game::position::Position;
 use crate::tablebase::Tablebase;
 
@@ -73,11 +74,23 @@ impl Frame {
         options: &'a Options,
         tb: Option<&'a Tablebase>,
     ) -> Shared<'a> {
+        self.shared_for(tt, pos, pos.turn(), options, tb)
+    }
+
+    /// As [`Frame::shared`], with `attacker` the side that mates (either side to move).
+    fn shared_for<'a>(
+        &'a self,
+        tt: &'a Tt,
+        pos: &Position,
+        attacker: Color,
+        options: &'a Options,
+        tb: Option<&'a Tablebase>,
+    ) -> Shared<'a> {
         Shared::new(
             tt,
             options.tables(tb),
             pos,
-            pos.turn(),
+            attacker,
             options,
             (&self.nodes, &self.heuristics),
             options.time.map(|t| self.start + t),
@@ -151,9 +164,59 @@ pub(super) fn shortest_win(
     })
 }
 
+/// How soon `attacker` forces mate from `pos` (either side to move) within `max_plies`, by
+/// proof-number search: `Some(n)` when a win is proven (`exact`: `n` is the shortest
+/// length, a win shorter than it being disproven; else `n` is the longest line of the
+/// proof found, an upper bound on the shortest), `None` when it is proven that there is
+/// none within `max_plies`. Stopped (by the time, the node limit or the stop flag) before
+/// that is known, an error ([`SolveError::Stopped`]), never a verdict.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn distance(
+    tt: &Tt,
+    table: &mut PnTable,
+    pos: &Position,
+    attacker: Color,
+    max_plies: u32,
+    exact: bool,
+    options: &Options,
+    tb: Option<&Tablebase>,
+) -> Result<Option<u32>, SolveError> {
+    legal(pos)?;
+    let frame = Frame::new();
+    let shared = frame.shared_for(tt, pos, attacker, options, tb);
+    let mut searcher = Searcher::new(&shared);
+    searcher.path.reset(&options.history, pos);
+    let mut pns = ProofNumbers::new(&mut searcher, table, attacker, options);
+    let mut root = pos.clone();
+    let r = if exact {
+        match pns.shortest(&mut root, 1, max_plies) {
+            Ok(Shortest::Exact(n)) => Ok(Some(n)),
+            Ok(Shortest::None) => Ok(None),
+            Ok(Shortest::AtMost { .. } | Shortest::Stopped(_)) => Err(SolveError::Stopped),
+            Err(e) => Err(stop_error(e)),
+        }
+    } else {
+        match pns.solve(&mut root, max_plies) {
+            Ok(v) if v.is_proven() => Ok(Some(u32::from(v.mate))),
+            Ok(_) => Ok(None),
+            Err(e) => Err(stop_error(e)),
+        }
+    };
+    pns.searcher().flush_nodes();
+    r
+}
+
+/// The time a proof's line gets after the proof: half the proof's own time, at least five
+/// seconds (a line whose exact defence needs a disproof per reply may take longer than
+/// five; a proof given minutes, as an import's, is worth a line of as long).
+fn line_time(proof: Option<Duration>) -> Duration {
+    let least = Duration::from_secs(5);
+    proof.map_or(least, |t| (t / 2).max(least))
+}
+
 /// A winning line of `plies` from `pos` (`exact`: the shortest win's length; else a length
-/// a win within was proven) (see [`LongProof::line`]), searched with its own five seconds:
-/// the bounds it needs are mostly known.
+/// a win within was proven) (see [`LongProof::line`]), searched with a time of its own:
+/// [`line_time`] (the bounds it needs are mostly known).
 #[allow(clippy::too_many_arguments)]
 fn line(
     frame: &Frame,
@@ -168,7 +231,7 @@ fn line(
     let stop = AtomicBool::new(false);
     let mut shared = frame.shared(tt, pos, options, tb);
     shared.stop = &stop;
-    shared.deadline = Some(Instant::now() + Duration::from_secs(5));
+    shared.deadline = Some(Instant::now() + line_time(options.time));
     shared.max_nodes = None;
     let mut searcher = Searcher::new(&shared);
     searcher.path.reset(&options.history, pos);

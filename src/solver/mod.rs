@@ -414,6 +414,36 @@ impl Solver {
         long::shortest_win(&self.tt, table, pos, options, none_within, tb)
     }
 
+    /// As [`Solver::mate_distance`], by proof-number search, for wins beyond the
+    /// depth-first search's reach (a composition of fifteen moves): `Some(n)` when
+    /// `attacker` forces mate from `pos` (either side to move) within `max_plies`, with
+    /// `exact` the shortest length `n`, else `n` an upper bound on it (the longest line of
+    /// the proof found, much quicker to get than the shortest); `None` when it is proven
+    /// that there is none. An error when stopped (the time, the node limit, the stop flag)
+    /// before that is known, or when a table is damaged.
+    ///
+    /// This solver's tables keep what each proof learned for the next: for a caller that
+    /// asks about many positions of one composition (a puzzle's judge), whose proofs share
+    /// most of their trees. Every call must ask about the same `attacker` under the same
+    /// rules and stipulation (`checks_only`, `mate_only`), which what the tables hold
+    /// depends on; a new solver for another.
+    pub fn long_distance(
+        &mut self,
+        pos: &Position,
+        attacker: crate::game::piece::Color,
+        max_plies: u32,
+        exact: bool,
+        options: &Options,
+        tb: Option<&Tablebase>,
+    ) -> Result<Option<u32>, SolveError> {
+        self.tt.renew();
+        let mb = self.hash_mb;
+        let table = self.pn.get_or_insert_with(|| PnTable::new(mb));
+        long::distance(
+            &self.tt, table, pos, attacker, max_plies, exact, options, tb,
+        )
+    }
+
     /// As [`solve`], with this solver's table (`options.hash_mb` is not read).
     pub fn solve(
         &mut self,
