@@ -29,6 +29,8 @@ pub struct Summary<'a> {
     pub checks: bool,
     /// 杀法: only checkmate (将死) counts as the win, not stalemate (困毙).
     pub mate: bool,
+    /// A long composition: judged by proof-number search along its proven line.
+    pub long: bool,
     /// The main line, in ICCS coordinates.
     pub line: Vec<String>,
     /// Its tags.
@@ -66,6 +68,7 @@ impl Puzzle {
             moves: self.entry.moves,
             checks: self.entry.checks,
             mate: self.entry.mate,
+            long: self.entry.long,
             line: self.line.iter().map(|m| m.to_string()).collect(),
             tags: &self.entry.tags,
             difficulty: self.entry.difficulty,
