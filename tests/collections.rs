@@ -389,6 +389,44 @@ fn a_stated_draw_is_played_out_to_a_table_draw() {
     assert!(err(&o).contains("--draw-time 0"), "{}", err(&o));
 }
 
+/// A stated draw whose first move captures into a table's material that the tables win,
+/// beyond the proofs' bound: a cook (破局) all the same, its length the table's plus one,
+/// the shortest not established. 车九进二 takes the chariot and leaves 车对单士, lost for
+/// black in 8 plies.
+#[test]
+fn a_first_move_into_a_won_table_is_a_cook_beyond_the_bound() {
+    let d = TempDir::new("audit-into-tables");
+    let file = d.0.join("cook.fen");
+    std::fs::write(
+        &file,
+        "[FEN_INDEX \"c-1\"]\n[EVENT \"测试 第1局 车（车和车士）\"]\n[FEN \"3ak4/9/9/9/9/9/r8/9/R8/5K3 w - - 0 1\"]\n",
+    )
+    .unwrap();
+    let o = canju(&["gen", "KRKA", "--dir", d.arg()]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = audit_small(&file, d.arg(), &[]);
+    let text = out(&o);
+    assert!(
+        text.contains("[和]  cook (破局): a win within 5 moves (9 plies, a first move into a table's material, then the tables; the shortest not established: none within 3 moves)"),
+        "{text}"
+    );
+    assert!(text.contains("     line: 车九进二\n"), "{text}");
+    let e = entry(&audit_small(&file, d.arg(), &["--json"]));
+    assert_eq!(e["finding"], "cook", "{e}");
+    assert_eq!(e["win"]["by"], "into-tables");
+    assert_eq!(e["win"]["plies"], 9);
+    assert_eq!(e["win"]["shortest"], false);
+    // without the table, nothing is found within the bound
+    let empty = d.0.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let e = entry(&audit_small(
+        &file,
+        empty.to_str().unwrap(),
+        &["--json", "--draw-moves", "0"],
+    ));
+    assert_eq!(e["finding"], "draw_not_refuted", "{e}");
+}
+
 /// 适情雅趣 第077局: under the perpetual-check rule the proof by checks alone runs out of time
 /// (its transposition table is keyed by the line of checks), and the baseline's win, which
 /// the rule cannot lengthen, is given as a win within its length.

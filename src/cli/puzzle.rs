@@ -152,7 +152,7 @@ pub fn audit(a: AuditArgs) -> CliResult {
             (_, Some(n)) => format!("the same diagram as game {n}"),
             (Some(w), _) if w.by == "rule" => "a win by the perpetual-check rule (tables)".into(),
             (Some(w), _) if !w.shortest => format!(
-                "a win within {} moves ({} plies{}{}; the shortest not established in the time{})",
+                "a win within {} moves ({} plies{}{}; the shortest not established{}{})",
                 w.plies.div_ceil(2),
                 w.plies,
                 how_found(w.by),
@@ -160,6 +160,11 @@ pub fn audit(a: AuditArgs) -> CliResult {
                     "; only by the perpetual-check rule, 长将作负"
                 } else {
                     ""
+                },
+                if w.by == "into-tables" {
+                    ""
+                } else {
+                    " in the time"
                 },
                 match e.no_win_within {
                     Some(n) => format!(": none within {n} moves"),
@@ -262,6 +267,7 @@ fn how_found(by: &str) -> &'static str {
         "tables" => ", tables",
         "checks" => ", by checks alone",
         "long" => ", proof-number search",
+        "into-tables" => ", a first move into a table's material, then the tables",
         _ => "",
     }
 }

@@ -26,7 +26,9 @@ pub struct Win {
     /// `tables` (exact), `rule` (the tables' win by the perpetual-check rule), `search`
     /// (the shortest win by any moves), `checks` (no win by any moves within the bound;
     /// the shortest by checks alone) or `long` (none within either bound; the shortest by
-    /// any moves within the long proof's bound, by proof-number search).
+    /// any moves within the long proof's bound, by proof-number search) or `into-tables`
+    /// (none found by the proofs; a first move into a table's material that the tables
+    /// then win, the shortest not established).
     pub by: &'static str,
     /// The main line in Chinese notation (empty when the tables proved it, or when its
     /// search ran out of time).
@@ -181,6 +183,36 @@ pub enum AuditError {
     Assume(String),
 }
 
+/// A win that a first move into a table's material proves where the proofs found none: the
+/// quickest such move after which the tables say the other side is lost (its whole length,
+/// then, however long: no bound of the proofs' applies to a table). The first move changes
+/// the material (a capture, or a composed piece leaving a point no game reaches), so no
+/// position before it can come again, and the table's value, which is that of a fresh start,
+/// is exact under the rule as well. Not known to be the shortest win: a move that stays out
+/// of the tables may win sooner beyond the proofs' bounds.
+fn into_tables(
+    pos: &crate::game::position::Position,
+    tb: &Tablebase,
+) -> Result<Option<Win>, AuditError> {
+    let mut best: Option<(u32, crate::game::moves::Move)> = None;
+    for &m in pos.legal_moves().iter() {
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        if let Some(Value::Loss(n)) = table_value(Some(tb), &child)?
+            && best.is_none_or(|(b, _)| n + 1 < b)
+        {
+            best = Some((n + 1, m));
+        }
+    }
+    Ok(best.map(|(plies, m)| Win {
+        plies,
+        by: "into-tables",
+        line: chinese(pos, &[m]),
+        by_rule: Some(false),
+        shortest: false,
+    }))
+}
+
 fn audit_one(
     solver: &mut Solver,
     game: &Game,
@@ -282,6 +314,11 @@ fn audit_one(
                 by_rule: proof.by_rule,
                 shortest: proof.shortest,
             });
+        }
+        if found.is_none()
+            && let Some(tb) = tb
+        {
+            found = into_tables(pos, tb)?;
         }
         win = found;
     }
