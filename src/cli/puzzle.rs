@@ -517,7 +517,6 @@ pub fn progress() -> Result<(Option<PathBuf>, puzzle::progress::Progress), CliEr
     Ok((Some(path), p))
 }
 
-/// Builds the tables a puzzle needs ([`Puzzle::table_to_build`]) when they are missing.
 /// `canju puzzle verify [ID…] [--collection C] [--long]`: each puzzle chosen proven to hold
 /// under perfect play ([`Judge::verify`]), two at a time, a line for each as it is done;
 /// one whose table is not built is named with the command that builds it and not counted
@@ -607,6 +606,7 @@ pub fn verify(
     Ok(())
 }
 
+/// Builds the tables a puzzle needs ([`Puzzle::table_to_build`]) when they are missing.
 fn ensure_tables(p: &Puzzle, tb: &Tablebase) -> Result<(), CliError> {
     let Some(m) = p.table_to_build(tb) else {
         return Ok(());

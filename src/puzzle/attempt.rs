@@ -127,6 +127,7 @@ pub enum Hint {
 }
 
 /// One player's attempt at a puzzle.
+#[derive(Clone)]
 pub struct Attempt<'p, 'j> {
     puzzle: &'p Puzzle,
     judge: &'j Judge<'j>,
@@ -205,24 +206,10 @@ impl<'p, 'j> Attempt<'p, 'j> {
     /// Plays the player's (legal) move; canju answers with its defence. On an error (a
     /// search stopped by its time, a damaged table) the attempt is as it was before.
     pub fn play(&mut self, m: Move) -> Result<Played, PuzzleError> {
-        let saved = (
-            self.history.len(),
-            self.moves.len(),
-            self.pos.clone(),
-            self.left,
-            self.played,
-            self.hints,
-            self.mistaken,
-            self.wrong.clone(),
-            self.status.clone(),
-        );
+        let before = self.clone();
         let r = self.play_judged(m);
         if r.is_err() {
-            let (history, moves, pos, left, played, hints, mistaken, wrong, status) = saved;
-            self.history.truncate(history);
-            self.moves.truncate(moves);
-            (self.pos, self.left, self.played, self.hints) = (pos, left, played, hints);
-            (self.mistaken, self.wrong, self.status) = (mistaken, wrong, status);
+            *self = before;
             self.judge.follow(&self.puzzle.position, &self.moves);
         }
         r

@@ -709,7 +709,7 @@ pub struct Judge<'a> {
 /// with (see [`Judge::for_puzzle`]).
 struct Book {
     /// The key of the position before each move of the line, and the budget left there.
-    at: Vec<(u64, u32)>,
+    keys: Vec<(u64, u32)>,
     line: Vec<Move>,
 }
 
@@ -717,22 +717,27 @@ impl Book {
     fn of(p: &Puzzle) -> Book {
         let mut pos = p.position.clone();
         let mut left = p.budget();
-        let mut at = Vec::with_capacity(p.line.len());
+        let mut keys = Vec::with_capacity(p.line.len());
         for &m in &p.line {
-            at.push((pos.key(), left));
+            keys.push((pos.key(), left));
             pos.play_unchecked(m);
             left = left.saturating_sub(1);
         }
         Book {
-            at,
+            keys,
             line: p.line.clone(),
         }
     }
 
-    /// The line's index of `pos` reached with `budget` plies left.
-    fn index(&self, pos: &Position, budget: u32) -> Option<usize> {
+    /// The line's move from `pos` reached with `budget` plies left, and the line's length
+    /// from there, when `pos` is on the line.
+    fn at(&self, pos: &Position, budget: u32) -> Option<(Move, u32)> {
         let key = pos.key();
-        self.at.iter().position(|&(k, b)| k == key && b == budget)
+        let i = self
+            .keys
+            .iter()
+            .position(|&(k, b)| k == key && b == budget)?;
+        Some((self.line[i], (self.line.len() - i) as u32))
     }
 }
 
@@ -852,10 +857,10 @@ impl<'a> Judge<'a> {
         self.options.method == solver::Method::ProofNumber
     }
 
-    /// The proven line's index of `pos` reached with `budget` plies left, when the judge
-    /// has one and `pos` is on it.
-    fn on_book(&self, pos: &Position, budget: u32) -> Option<usize> {
-        self.book.as_ref()?.index(pos, budget)
+    /// The proven line's move from `pos` reached with `budget` plies left and the line's
+    /// length from there, when the judge has one and `pos` is on it.
+    fn on_book(&self, pos: &Position, budget: u32) -> Option<(Move, u32)> {
+        self.book.as_ref()?.at(pos, budget)
     }
 
     /// By proof-number search: whether `player` mates from `pos` within `budget` plies
@@ -962,9 +967,8 @@ impl<'a> Judge<'a> {
             });
         }
         let distance = if self.long() {
-            if let (Some(i), Some(book)) = (self.on_book(pos, budget), &self.book) {
-                // (the proven line: its length from here)
-                return Ok(Outlook::Win((book.line.len() - i) as u32));
+            if let Some((_, length)) = self.on_book(pos, budget) {
+                return Ok(Outlook::Win(length));
             }
             self.long_distance(pos, player, budget, true)?
         } else {
@@ -1123,8 +1127,8 @@ impl<'a> Judge<'a> {
         player: Color,
         budget: u32,
     ) -> Result<Option<Move>, PuzzleError> {
-        if let (Some(i), Some(book)) = (self.on_book(pos, budget), &self.book) {
-            return Ok(Some(book.line[i]));
+        if let Some((m, _)) = self.on_book(pos, budget) {
+            return Ok(Some(m));
         }
         let moves = self.allowed_moves(pos);
         let within = match self.outlook(pos, player, budget)? {
@@ -1165,8 +1169,8 @@ impl<'a> Judge<'a> {
                 })
                 .map(|r| r.mv));
         }
-        if let (Some(i), Some(book)) = (self.on_book(pos, budget), &self.book) {
-            return Ok(Some(book.line[i]));
+        if let Some((m, _)) = self.on_book(pos, budget) {
+            return Ok(Some(m));
         }
         let Outlook::Win(n) = self.outlook(pos, player, budget)? else {
             return Ok(None);
