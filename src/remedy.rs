@@ -63,6 +63,7 @@ pub fn gen_command(path: &Path) -> String {
 pub fn rules_flag(rules: Rules) -> &'static str {
     match rules {
         Rules::Asian => "",
+        Rules::CheckOnly => " --rules check-only",
         Rules::None => " --rules none",
     }
 }

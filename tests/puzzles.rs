@@ -783,7 +783,7 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
         "{err}"
     );
     assert!(
-        text.contains("rules: asian: perpetual check (长将) loses"),
+        text.contains("rules: asian: perpetual attack (长打: 长将, 长杀, 长捉) loses"),
         "{text}"
     );
     assert!(

@@ -16,11 +16,14 @@ use canju::tablebase::{Rules, Tablebase, Value, verify};
 use canju::{Color, Position};
 
 /// The position graph of a material and everything it falls into, both orientations.
+/// Each move (edge) knows whether it checks and whether it is 打 (a check, a threat of mate
+/// or a chase, by the rules engine's `threat::is_attack`).
 struct Graph {
     turn: Vec<Color>,
-    in_check: Vec<bool>,
     off: Vec<u32>,
     succ: Vec<u32>,
+    checks: Vec<bool>,
+    attacks: Vec<bool>,
     keys: HashMap<u64, u32>,
 }
 
@@ -31,21 +34,20 @@ fn graph(material: &Material) -> Graph {
         materials.push(m.flipped());
     }
     let mut keys = HashMap::new();
-    let (mut turn, mut in_check) = (Vec::new(), Vec::new());
+    let mut turn = Vec::new();
     for m in &materials {
         for_each_position(m, &mut |p| {
             let n = keys.len() as u32;
             if let std::collections::hash_map::Entry::Vacant(e) = keys.entry(p.key()) {
                 e.insert(n);
                 turn.push(p.turn());
-                in_check.push(p.is_check());
             }
         });
     }
-    let mut succ = Vec::new();
     let mut off = vec![0u32; keys.len() + 1];
     let mut filled = vec![false; keys.len()];
-    let mut lists: Vec<(u32, Vec<u32>)> = Vec::new();
+    type Kids = Vec<(u32, bool, bool)>;
+    let mut lists: Vec<(u32, Kids)> = Vec::new();
     for m in &materials {
         for_each_position(m, &mut |p| {
             let i = keys[&p.key()];
@@ -59,41 +61,61 @@ fn graph(material: &Material) -> Graph {
                 .map(|&mv| {
                     let mut c = p.clone();
                     c.play_unchecked(mv);
-                    keys[&c.key()]
+                    (
+                        keys[&c.key()],
+                        c.is_check(),
+                        canju::game::threat::is_attack(&p, mv),
+                    )
                 })
                 .collect();
             lists.push((i, kids));
         });
     }
     lists.sort_by_key(|l| l.0);
+    let (mut succ, mut checks, mut attacks) = (Vec::new(), Vec::new(), Vec::new());
     for (i, kids) in lists {
-        succ.extend(kids);
+        for (k, c, a) in kids {
+            succ.push(k);
+            checks.push(c);
+            attacks.push(a);
+        }
         off[i as usize + 1] = succ.len() as u32;
     }
     Graph {
         turn,
-        in_check,
         off,
         succ,
+        checks,
+        attacks,
         keys,
     }
 }
 
-/// A parity game for one winner W: W (player 0) wins a play when the highest priority
-/// seen infinitely often is even. A position reached by a move of the loser L that does
-/// not check has priority 3, one reached by a move of W that does not check 2, one reached
-/// by a check 1; a position without moves loops on itself, won by the side not to move
-/// (priority 2 if L is to move, 3 if W is). So W wins by mate, or when from some point on L
-/// checks on every move while W does not.
+/// A parity game for one winner W under `rules`: W (player 0) wins a play when the highest
+/// priority of the moves made infinitely often is even. The priorities are on the moves:
+/// a move of the loser L that is no hit 5, of W 4; under `asian`, a move that is 打 without
+/// checking 3 (L) and 2 (W); a check 1 (L) and 0 (W). Under `check-only` 打 is a check. A
+/// position without moves loops on itself, won by the side not to move (5 if W is to move,
+/// 4 if L is). So W wins by mate; when from some point on L checks on every move while W
+/// does not (长将, even against W's 打); or, under `asian`, when L is 打 on every move while
+/// W is not (长打). Both sides checking on every move (解将还将), or both 打 on every move
+/// without L only checking, is not a win.
 struct Game<'a> {
     g: &'a Graph,
     winner: Color,
+    asian: bool,
+    /// For each position, the edges into it (as edge numbers).
     pred_off: Vec<u32>,
     pred: Vec<u32>,
+    /// The source of each edge.
+    from: Vec<u32>,
 }
 
+/// A position's own loop (a position without moves), as an edge number.
+const LOOP: u32 = u32::MAX;
+
 impl Game<'_> {
-    fn new(g: &Graph, winner: Color) -> Game<'_> {
+    fn new(g: &Graph, winner: Color, rules: Rules) -> Game<'_> {
         let n = g.turn.len();
         let mut count = vec![0u32; n + 1];
         for &s in &g.succ {
@@ -103,18 +125,23 @@ impl Game<'_> {
             count[i + 1] += count[i];
         }
         let mut pred = vec![0u32; g.succ.len()];
+        let mut from = vec![0u32; g.succ.len()];
         let mut at = count.clone();
         for v in 0..n {
-            for &s in self_succ(g, v) {
-                pred[at[s as usize] as usize] = v as u32;
-                at[s as usize] += 1;
+            for e in g.off[v]..g.off[v + 1] {
+                let s = g.succ[e as usize] as usize;
+                pred[at[s] as usize] = e;
+                at[s] += 1;
+                from[e as usize] = v as u32;
             }
         }
         Game {
             g,
             winner,
+            asian: rules == Rules::Asian,
             pred_off: count,
             pred,
+            from,
         }
     }
 
@@ -122,40 +149,91 @@ impl Game<'_> {
         (self.g.turn[v] != self.winner) as usize
     }
 
-    fn priority(&self, v: usize) -> u8 {
-        let w_to_move = self.g.turn[v] == self.winner;
-        if self_succ(self.g, v).is_empty() {
-            return if w_to_move { 3 } else { 2 };
+    /// The priority of edge `e` out of `v` (or of `v`'s loop).
+    fn priority(&self, v: usize, e: u32) -> u8 {
+        let w_moves = self.g.turn[v] == self.winner;
+        if e == LOOP {
+            return if w_moves { 5 } else { 4 };
         }
-        match (self.g.in_check[v], w_to_move) {
-            (true, _) => 1,
-            (false, true) => 3,
-            (false, false) => 2,
-        }
+        let (check, attack) = (
+            self.g.checks[e as usize],
+            self.g.attacks[e as usize] && self.asian,
+        );
+        let class = if check {
+            0
+        } else if attack {
+            2
+        } else {
+            4
+        };
+        class + u8::from(!w_moves)
     }
 
-    /// The successors in the subgame; a position without moves loops on itself.
-    fn succ(&self, v: usize, game: &[bool]) -> Vec<usize> {
-        let s = self_succ(self.g, v);
-        if s.is_empty() {
-            return vec![v];
-        }
-        s.iter().map(|&x| x as usize).filter(|&x| game[x]).collect()
+    /// The edges out of `v` in the subgame (`game` its positions, `cap` its highest
+    /// priority), with their targets.
+    fn edges<'s>(
+        &'s self,
+        v: usize,
+        game: &'s [bool],
+        cap: u8,
+    ) -> impl Iterator<Item = (u32, usize)> + 's {
+        let (a, b) = (self.g.off[v], self.g.off[v + 1]);
+        let own: Option<(u32, usize)> = (a == b).then_some((LOOP, v));
+        (a..b)
+            .map(|e| (e, self.g.succ[e as usize] as usize))
+            .chain(own)
+            .filter(move |&(e, t)| game[t] && self.priority(v, e) <= cap)
     }
 
-    /// The positions of the subgame from which `player` forces a visit to `target`.
-    fn attractor(&self, game: &[bool], target: &[bool], player: usize) -> Vec<bool> {
+    /// The positions of the subgame from which `player` forces a visit to `target` or a
+    /// move of priority `top` (none when `top` is None).
+    fn attractor(
+        &self,
+        game: &[bool],
+        cap: u8,
+        target: &[bool],
+        top: Option<u8>,
+        player: usize,
+    ) -> Vec<bool> {
         let n = game.len();
         let mut attr = target.to_vec();
-        let mut left: Vec<usize> = (0..n)
-            .map(|v| if game[v] { self.succ(v, game).len() } else { 0 })
-            .collect();
+        // the opponent's moves that neither are of priority `top` nor lead into the set
+        let mut left = vec![0usize; n];
         let mut queue: Vec<usize> = (0..n).filter(|&v| attr[v]).collect();
+        for v in 0..n {
+            if !game[v] || attr[v] {
+                continue;
+            }
+            let tops = self
+                .edges(v, game, cap)
+                .filter(|&(e, _)| Some(self.priority(v, e)) == top)
+                .count();
+            let all = self.edges(v, game, cap).count();
+            let caught = if self.owner(v) == player {
+                tops > 0
+            } else {
+                left[v] = all - tops;
+                all > 0 && tops == all
+            };
+            if caught {
+                attr[v] = true;
+                queue.push(v);
+            }
+        }
         while let Some(u) = queue.pop() {
-            let preds = &self.pred[self.pred_off[u] as usize..self.pred_off[u + 1] as usize];
-            for &p in preds {
-                let p = p as usize;
+            let edges = &self.pred[self.pred_off[u] as usize..self.pred_off[u + 1] as usize];
+            let looped = (self.g.off[u] == self.g.off[u + 1]).then_some(LOOP);
+            for e in edges.iter().copied().chain(looped) {
+                let p = if e == LOOP {
+                    u
+                } else {
+                    self.from[e as usize] as usize
+                };
                 if !game[p] || attr[p] {
+                    continue;
+                }
+                let prio = self.priority(p, e);
+                if prio > cap || Some(prio) == top {
                     continue;
                 }
                 if self.owner(p) == player {
@@ -173,27 +251,43 @@ impl Game<'_> {
         attr
     }
 
-    /// Zielonka's algorithm: the winning regions of player 0 and player 1.
-    fn solve(&self, game: &[bool]) -> [Vec<bool>; 2] {
+    /// Zielonka's algorithm with priorities on the moves: the winning regions of player 0
+    /// and player 1 in the subgame of `game`'s positions and the moves of priority at most
+    /// `cap` between them.
+    fn solve(&self, game: &[bool], cap: u8) -> [Vec<bool>; 2] {
         let n = game.len();
         let mut game = game.to_vec();
         let mut won = [vec![false; n], vec![false; n]];
         loop {
-            let Some(d) = (0..n).filter(|&v| game[v]).map(|v| self.priority(v)).max() else {
+            let Some(d) = (0..n)
+                .filter(|&v| game[v])
+                .flat_map(|v| {
+                    self.edges(v, &game, cap)
+                        .map(move |(e, _)| self.priority(v, e))
+                })
+                .max()
+            else {
+                // positions left without a move in the subgame cannot be: every position
+                // keeps a move (its own loop at least) in a subgame Zielonka builds
+                assert!(!game.iter().any(|&x| x), "a position without a move");
                 return won;
             };
             let p = (d % 2) as usize;
-            let top: Vec<bool> = (0..n).map(|v| game[v] && self.priority(v) == d).collect();
-            let a = self.attractor(&game, &top, p);
+            let none = vec![false; n];
+            let a = self.attractor(&game, cap, &none, Some(d), p);
             let rest: Vec<bool> = (0..n).map(|v| game[v] && !a[v]).collect();
-            let sub = self.solve(&rest);
+            let sub = if d == 0 {
+                [vec![false; n], vec![false; n]]
+            } else {
+                self.solve(&rest, d - 1)
+            };
             if !sub[1 - p].iter().any(|&x| x) {
                 for v in 0..n {
                     won[p][v] |= game[v];
                 }
                 return won;
             }
-            let b = self.attractor(&game, &sub[1 - p], 1 - p);
+            let b = self.attractor(&game, cap, &sub[1 - p], None, 1 - p);
             for v in 0..n {
                 if b[v] {
                     won[1 - p][v] = true;
@@ -202,10 +296,6 @@ impl Game<'_> {
             }
         }
     }
-}
-
-fn self_succ(g: &Graph, v: usize) -> &[u32] {
-    &g.succ[g.off[v] as usize..g.off[v + 1] as usize]
 }
 
 /// The verdict without the distance, and whether it rests on the rule.
@@ -219,19 +309,19 @@ fn build(dir: &TempDir, sig: &str, rules: Rules) -> Tablebase {
     tb
 }
 
-/// Checks the asian table of `sig` (and the baseline's mates) against Zielonka's solution
-/// on every position; returns how many are decided by the rule.
-fn zielonka_agrees(sig: &str) -> u32 {
+/// Checks the tables of `sig` under `rules` (and the baseline's mates) against Zielonka's
+/// solution on every position; returns how many are decided by the rule.
+fn zielonka_agrees(sig: &str, rules: Rules) -> u32 {
     let start = std::time::Instant::now();
-    let dir = TempDir::new(&format!("zielonka-{sig}"));
+    let dir = TempDir::new(&format!("zielonka-{sig}-{rules}"));
     let baseline = build(&dir, sig, Rules::None);
-    let asian = build(&dir, sig, Rules::Asian);
+    let asian = build(&dir, sig, rules);
     let m: Material = sig.parse().unwrap();
     let g = graph(&m);
     let all = vec![true; g.turn.len()];
     let won: Vec<Vec<bool>> = Color::ALL
         .iter()
-        .map(|&w| Game::new(&g, w).solve(&all)[0].clone())
+        .map(|&w| Game::new(&g, w, rules).solve(&all, 5)[0].clone())
         .collect();
     let mut positions = 0;
     let mut by_rule = 0;
@@ -257,7 +347,7 @@ fn zielonka_agrees(sig: &str) -> u32 {
     });
     assert!(positions > 100_000, "{sig}: {positions}");
     eprintln!(
-        "{sig}: {positions} positions, {by_rule} by rule, {:.1} s",
+        "{sig} ({rules}): {positions} positions, {by_rule} by rule, {:.1} s",
         start.elapsed().as_secs_f64()
     );
     by_rule
@@ -267,17 +357,26 @@ fn zielonka_agrees(sig: &str) -> u32 {
 fn asian_tables_match_zielonka_on_small_endgames() {
     let changed: Vec<u32> = ["KRKP", "KRKN", "KRKC"]
         .iter()
-        .map(|sig| zielonka_agrees(sig))
+        .map(|sig| zielonka_agrees(sig, Rules::CheckOnly))
         .collect();
     // 车对马 is where a lone horse's perpetual check decides (车对卒 and 车对炮 do not change)
     assert!(changed[1] > 0, "{changed:?}");
+}
+
+/// The whole 长打 rule against Zielonka's solution, the priorities of its moves telling 打
+/// from 闲 (the rules engine's `is_attack`) as well as checks from the rest: 车对马, where
+/// the horse's perpetual checks lose and red's answers may chase the horse (打 that is no
+/// check, which the trap of perpetual check allows the winner).
+#[test]
+fn whole_rule_tables_match_zielonka_on_a_small_endgame() {
+    assert!(zielonka_agrees("KRKN", Rules::Asian) > 0);
 }
 
 /// With an advisor, the cannon has a screen of its own and checks, and the rule decides
 /// some positions of 车对炮士 (3.6 million positions: the largest graph here, about 90 s).
 #[test]
 fn asian_tables_match_zielonka_with_an_advisor() {
-    assert!(zielonka_agrees("KRKCA") > 0);
+    assert!(zielonka_agrees("KRKCA", Rules::CheckOnly) > 0);
 }
 
 fn pos(fen: &str) -> Position {
@@ -364,6 +463,38 @@ fn rule_verdicts_only_add_to_the_mates_and_verify() {
             }
             verify::verify(&a, &asian, &|_, _| {}).unwrap_or_else(|e| panic!("{sub}: {e}"));
         }
+    }
+}
+
+/// 长捉 in the tables: in 马兵对马 black's horse holds a draw under perpetual check alone only
+/// by chasing the crossed soldier on every move while the soldier steps aside; under the
+/// whole rule black must change, and red wins by rule. The whole rule only adds verdicts
+/// to perpetual check's (`compare` refuses anything else), and its cycle is black's 捉 on
+/// every move against red's idle moves.
+#[test]
+fn a_perpetual_chase_loses_under_the_whole_rule() {
+    let dir = TempDir::new("rules-knpkn");
+    let check_only = build(&dir, "KNPKN", Rules::CheckOnly);
+    let asian = build(&dir, "KNPKN", Rules::Asian);
+    let m: Material = "KNPKN".parse().unwrap();
+    let diff = compare(&check_only.table(m).unwrap(), &asian.table(m).unwrap(), 0).unwrap();
+    assert!(
+        diff.sides[0].draw_to_win > 0 && diff.sides[1].draw_to_loss > 0,
+        "{diff:?}"
+    );
+    let p = pos("9/2PNk4/3n5/9/9/9/9/9/9/3K5 w - - 0 1");
+    assert_eq!(check_only.probe(&p).unwrap(), Value::Draw);
+    assert!(matches!(asian.probe(&p).unwrap(), Value::RuleWin(_)));
+    let line = rule_line(&asian, &p, 40).unwrap();
+    let from = line.repeats_from.expect("a repetition");
+    for (k, kind) in line.attacks.iter().enumerate().skip(from) {
+        let black_moved = (k % 2 == 0) == (p.turn() == Color::Black);
+        let want = if black_moved {
+            canju::game::threat::AttackKind::Chase
+        } else {
+            canju::game::threat::AttackKind::Idle
+        };
+        assert_eq!(*kind, want, "ply {k}: {:?}", line.moves);
     }
 }
 
@@ -464,10 +595,7 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        text.contains("checks on every move of the cycle (长将)"),
-        "{text}"
-    );
+    assert!(text.contains("checks on every move (长将)"), "{text}");
     let d = json(&["diff", "KRKN", "--dir", dir.arg(), "--json"]);
     assert_eq!(
         d["black_to_move"]["draw_to_loss"].as_u64(),

@@ -248,7 +248,7 @@ fn the_judge_never_defends_with_a_check_the_rule_forbids() {
     // in the game it would repeat the start while black checks on every move: forbidden
     let history = History::new(&start, &moves);
     assert_eq!(
-        canju::solver::rule::Path::forbidden_moves(&history, &pos),
+        canju::solver::rule::Path::forbidden_moves(Rules::Asian, &history, &pos),
         vec![back]
     );
     judge.follow(&start, &moves);

@@ -307,7 +307,7 @@ fn a_killed_run_leaves_no_table_that_looks_complete() {
 
 #[test]
 fn a_build_that_cannot_fit_is_refused_up_front() {
-    // 303 GB of entries for the largest table, 606 GB at the peak of its build with the rule: more memory than any test machine has
+    // 303 GB of entries for the largest table, 728 GB at the peak of its build with the whole rule: more memory than any test machine has
     let dir = std::env::temp_dir().join(format!("canju-too-big-{}", std::process::id()));
     for args in [
         vec!["gen", "KRRNNKAABB", "--dir", dir.to_str().unwrap()],
@@ -326,7 +326,7 @@ fn a_build_that_cannot_fit_is_refused_up_front() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(
             err.contains(
-                "KRRNNKAABB cannot be built here: KRRNNKAABB needs about 606.3 GB of memory"
+                "KRRNNKAABB cannot be built here: KRRNNKAABB needs about 727.6 GB of memory"
             ),
             "{err}"
         );

@@ -53,7 +53,8 @@ const WORDS = {
     'attack.chase': '捉',
     'e.col.verdict': '结果',
     'e.col.moves': '步数',
-    'rules.asian': '亚洲棋规（长将作负）',
+    'rules.asian': '亚洲棋规（长打作负：长将、长杀、长捉）',
+    'rules.check-only': '只禁长将（长将作负）',
     'rules.none': '不限着（循环不变作和）',
     't.placeholder': '一句谚语或一种子力，如 KNPKAABB',
     't.measure': '统计',
@@ -96,8 +97,10 @@ const WORDS = {
     'probe.loss': (n) => `${n}步被杀`,
     'probe.lost': '已无着可走，负',
     'probe.draw': '和棋',
-    'probe.rulewin': (k) => `凭长将作负取胜（第${k}层）`,
-    'probe.ruleloss': (k) => `因长将作负而负（第${k}层）`,
+    'probe.rulewin': (k, r) =>
+      r === 'asian' ? `凭长打作负取胜：对方只能长将、长杀或长捉（第${k}层）` : `凭长将作负取胜（第${k}层）`,
+    'probe.ruleloss': (k, r) =>
+      r === 'asian' ? `因长打作负而负：只有长将、长杀或长捉才能免于被杀（第${k}层）` : `因长将作负而负（第${k}层）`,
     'probe.for': (side) => `${side}走，`,
     'probe.none': (why) => `没有残局库值（${why}）；下面的“求解”可以证明杀法。`,
     'verdict.win': '胜',
@@ -105,7 +108,8 @@ const WORDS = {
     'verdict.loss': '负',
     'by.rule': (k) => `棋规 第${k}层`,
     proving: '证明中…',
-    'solve.win': (n, ending) => `${n}步${ending === 'stalemate' ? '困毙' : ending === 'perpetual-check' ? '胜（长将作负）' : '杀'}`,
+    'solve.win': (n, ending) =>
+      `${n}步${ending === 'stalemate' ? '困毙' : ending === 'perpetual-check' ? '胜（长将作负）' : ending === 'perpetual-attack' ? '胜（长打作负）' : '杀'}`,
     'solve.within': (n, k) => `已证明：${n}步内必胜；最短步数未定（${k}半步内没有）`,
     'solve.moves': '取胜的第一步',
     'solve.line': '主变',
@@ -161,7 +165,8 @@ const WORDS = {
     'attack.chase': 'chase',
     'e.col.verdict': 'verdict',
     'e.col.moves': 'moves',
-    'rules.asian': 'asian rules (perpetual check loses)',
+    'rules.asian': 'asian rules (perpetual attack loses: check, mate threat or chase)',
+    'rules.check-only': 'perpetual check alone loses',
     'rules.none': 'no rule (endless play is a draw)',
     't.placeholder': 'a saying or a material, e.g. KNPKAABB',
     't.measure': 'Measure',
@@ -219,7 +224,9 @@ const WORDS = {
         ? `stalemate in ${moves(n)}`
         : ending === 'perpetual-check'
           ? `win in ${moves(n)} (perpetual check loses, 长将作负)`
-          : `mate in ${moves(n)}`,
+          : ending === 'perpetual-attack'
+            ? `win in ${moves(n)} (perpetual attack loses, 长打作负)`
+            : `mate in ${moves(n)}`,
     'solve.within': (n, k) => `a forced win within ${moves(n)}, proven; the shortest not established (none within ${k} plies)`,
     'solve.moves': 'winning first moves',
     'solve.line': 'line',
@@ -259,7 +266,10 @@ const t = (key, ...args) => {
 const said = (s) => (s ? s[LANG] ?? s.zh : '');
 const sideName = (side) => t(`side.${side}`);
 const collectionName = (c) => (COLLECTIONS[c] ? COLLECTIONS[c][LANG === 'zh' ? 0 : 1] : c);
-const rulesName = (r) => t(String(r || '').startsWith('none') ? 'rules.none' : 'rules.asian');
+const rulesName = (r) => {
+  const name = String(r || '');
+  return t(name.startsWith('none') ? 'rules.none' : name.startsWith('check') ? 'rules.check-only' : 'rules.asian');
+};
 // "士象全 (full advisors and elephants)": the server's two-language phrase, one half
 const half = (s) => {
   const m = /^(.*?) \((.*)\)$/.exec(s || '');
@@ -886,8 +896,8 @@ function renderExplorer() {
 }
 
 const verdictWord = (v) => (v ? t(`verdict.${v}`) : '');
-function valueText(verdict, plies, byRule) {
-  if (byRule != null) return t(verdict === 'win' ? 'probe.rulewin' : 'probe.ruleloss', byRule);
+function valueText(verdict, plies, byRule, rules) {
+  if (byRule != null) return t(verdict === 'win' ? 'probe.rulewin' : 'probe.ruleloss', byRule, rules);
   if (verdict === 'draw') return t('probe.draw');
   if (plies === 0) return t('probe.lost');
   if (plies == null) return verdictWord(verdict);
@@ -921,11 +931,11 @@ function renderProbe() {
     const targets = (a.chases || []).map((c) => c.target).join(' ');
     return t(`attack.${a.attack}`) + (targets ? ` ${targets}` : '');
   };
-  const row = (m, verdict, plies, byRule) => {
+  const row = (m, verdict, plies, byRule, rules) => {
     const tr = document.createElement('tr');
     const count = byRule != null ? t('by.rule', byRule) : plies != null && verdict !== 'draw' ? String(movesOf(plies)) : '';
     tr.innerHTML = `<td>${esc(moveName(m))}</td><td>${esc(m.iccs)}</td><td class="attack">${esc(attackOf(m.iccs))}</td><td class="verdict-${verdict || ''}">${esc(verdictWord(verdict))}</td><td>${esc(count)}</td>`;
-    tr.title = verdict ? valueText(verdict, plies, byRule) : '';
+    tr.title = verdict ? valueText(verdict, plies, byRule, rules) : '';
     tr.addEventListener('click', () => play(m.iccs));
     tbody.appendChild(tr);
   };
@@ -934,8 +944,8 @@ function renderProbe() {
     $('#e-verdict').textContent =
       t('probe.head', p.material_chinese, p.material, rulesName(p.rules)) +
       t('probe.for', sideName(p.side_to_move)) +
-      valueText(p.verdict, p.plies, p.by_rule);
-    for (const m of p.moves) row(m, m.verdict, m.plies, m.by_rule);
+      valueText(p.verdict, p.plies, p.by_rule, p.rules);
+    for (const m of p.moves) row(m, m.verdict, m.plies, m.by_rule, p.rules);
   } else if (E.probeError != null && E.info) {
     $('#e-verdict').textContent = t('probe.none', E.probeError);
     for (const m of E.info.moves) row(m, '', null, null);

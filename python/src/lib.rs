@@ -191,7 +191,8 @@ fn probe<'py>(
 
 /// The shortest forced win within `max_moves` moves, every winning first move and the
 /// line: what `canju solve --json` prints. Tables under `dir` decide the positions they
-/// hold; `rules="asian"` (a defence that only checks forever fails) or `"none"`.
+/// hold; `rules="asian"` (a defence that only checks, threatens mate or chases forever
+/// fails: 长打作负), `"check-only"` (only checking forever fails) or `"none"`.
 #[pyfunction]
 #[pyo3(signature = (fen, max_moves = 6, rules = "asian", checks_only = false, mate_only = false, method = "depth-first", time = None, dir = None))]
 #[allow(clippy::too_many_arguments)]

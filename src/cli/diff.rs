@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use canju::Color;
 use canju::notation::{self, Notation, Style};
-use canju::tablebase::diff::{CycleCheckers, report};
+use canju::tablebase::diff::report;
 use canju::tablebase::{Rules, Tablebase};
 
 use super::common::{generate_quietly, material_arg, table_dir, table_error, thousands};
@@ -12,6 +12,8 @@ use super::{CliError, CliResult};
 
 pub struct DiffArgs<'a> {
     pub material: &'a str,
+    pub rules: Rules,
+    pub against: Rules,
     pub examples: usize,
     pub notation: Notation,
     pub json: bool,
@@ -32,9 +34,15 @@ pub fn run(a: DiffArgs) -> CliResult {
             a.examples
         )));
     }
+    if !canju::tablebase::diff::extends(a.rules, a.against) {
+        return Err(CliError::input(format!(
+            "--rules {} --against {}: compare a rule set with a weaker one (asian or check-only against none, asian against check-only)",
+            a.rules, a.against
+        )));
+    }
     let dir = table_dir(a.dir)?;
-    let baseline = Tablebase::new(&dir);
-    let asian = Tablebase::with_rules(&dir, Rules::Asian);
+    let baseline = Tablebase::with_rules(&dir, a.against);
+    let asian = Tablebase::with_rules(&dir, a.rules);
     generate_quietly(m, &baseline, a.threads)?;
     generate_quietly(m, &asian, a.threads)?;
     let out = report(&baseline, &asian, m, a.examples, MAX_LINE).map_err(table_error)?;
@@ -42,8 +50,10 @@ pub fn run(a: DiffArgs) -> CliResult {
         return super::print_json(&out);
     }
     outln!(
-        "{m} ({}): the perpetual-check rule (asian) against none",
-        m.chinese()
+        "{m} ({}): rules {} against {}",
+        m.chinese(),
+        a.rules.describe(),
+        a.against.describe()
     );
     for (turn, c) in [
         (Color::Red, &out.red_to_move),
@@ -59,7 +69,7 @@ pub fn run(a: DiffArgs) -> CliResult {
     for e in &out.examples {
         outln!();
         outln!("{} ({} to move), {}", e.fen, e.side_to_move, e.kind);
-        outln!("  none: draw; asian: {}", e.asian);
+        outln!("  {}: draw; {}: {}", a.against, a.rules, e.asian);
         let text = notation::format_line(
             &e.position,
             &e.rule_line.moves,
@@ -67,21 +77,21 @@ pub fn run(a: DiffArgs) -> CliResult {
             Style::default(),
         );
         outln!("  best play: {text}");
-        if let (Some(from), Some(who)) = (e.repeats_from, e.checkers()) {
+        let classes: Vec<&str> = e.rule_line.attacks.iter().map(|k| k.chinese()).collect();
+        outln!("  each move: {}", classes.join(" "));
+        if let (Some(from), Some(sides)) = (e.repeats_from, e.cycle_kinds()) {
+            let said: Vec<String> = sides
+                .iter()
+                .map(|(side, kind)| match kind {
+                    Some("长将") => format!("{side} checks on every move (长将)"),
+                    Some(_) => format!("{side} attacks on every move (长打)"),
+                    None => format!("{side} does not attack on every move"),
+                })
+                .collect();
             outln!(
                 "  the position after ply {from} returns after ply {}; {}",
                 e.rule_line.moves.len(),
-                match who {
-                    CycleCheckers::One(side) => {
-                        format!("{side} checks on every move of the cycle (长将)")
-                    }
-                    CycleCheckers::Both => {
-                        "both sides check on every move (解将还将)".to_string()
-                    }
-                    CycleCheckers::Neither => {
-                        "neither side checks on every move".to_string()
-                    }
-                }
+                said.join(", ")
             );
         }
     }

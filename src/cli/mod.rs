@@ -27,8 +27,7 @@ use canju::tablebase::Rules;
 
 /// The rule set when none is named: the one players play under.
 const DEFAULT_RULES: &str = "asian";
-const RULES_HELP: &str =
-    "Rule set: asian (perpetual check loses; the default) or none (endless play is a draw)";
+const RULES_HELP: &str = "Rule set: asian (perpetual attack, 长打, loses: check, mate threat or chase; the default), check-only (perpetual check alone loses) or none (endless play is a draw)";
 
 /// canju (残局): Xiangqi endgame tablebases and trainer.
 #[derive(Parser, Debug)]
@@ -224,11 +223,16 @@ enum Command {
         #[command(flatten)]
         rules: RulesArg,
     },
-    /// The positions whose verdict the perpetual-check rule changes: counts per side to
-    /// move and kind, and examples with the line that shows the perpetual check (builds
-    /// both rule sets' tables if missing).
+    /// The positions whose verdict a repetition rule changes: counts per side to move and
+    /// kind, and examples with the line that shows the cycle (builds both rule sets'
+    /// tables if missing).
     Diff {
         material: String,
+        #[command(flatten)]
+        rules: RulesArg,
+        /// The weaker rule set to compare with: none (default) or check-only.
+        #[arg(long, default_value = "none")]
+        against: Rules,
         /// Examples per side to move and kind.
         #[arg(long, default_value_t = 2)]
         examples: usize,
@@ -956,6 +960,8 @@ pub fn run() -> Job {
         }) => tb::verify_cmd(&material, &dir, threads, with_deps, rules),
         Some(Command::Diff {
             material,
+            rules: RulesArg { rules },
+            against,
             examples,
             notation,
             json,
@@ -963,6 +969,8 @@ pub fn run() -> Job {
             threads: ThreadsArg { threads },
         }) => diff::run(diff::DiffArgs {
             material: &material,
+            rules,
+            against,
             examples,
             notation,
             json,

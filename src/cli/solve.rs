@@ -144,8 +144,13 @@ fn live_progress(options: &Options, done: Arc<AtomicBool>) -> Option<std::thread
 
 /// Where the main line shows a side kept from its checks under the rule: each move the
 /// rule forbade (it would have completed a perpetual check), and the move played instead.
-fn repetition_note(pos: &Position, pv: &[canju::Move], notation: Notation) -> Option<String> {
-    let kept = solver::rule::Path::forbidden_along(&solver::History::default(), pos, pv);
+fn repetition_note(
+    rules: Rules,
+    pos: &Position,
+    pv: &[canju::Move],
+    notation: Notation,
+) -> Option<String> {
+    let kept = solver::rule::Path::forbidden_along(rules, &solver::History::default(), pos, pv);
     let style = Style::default();
     let mut p = pos.clone();
     let mut notes = Vec::new();
@@ -156,10 +161,12 @@ fn repetition_note(pos: &Position, pv: &[canju::Move], notation: Notation) -> Op
                 .map(|&f| notation::format_move(&p, f, notation, style))
                 .collect();
             notes.push(format!(
-                "at ply {} {} may not play {} (each would repeat a position while it checks on every move: 长将作负) and plays {}",
+                "at ply {} {} may not play {} (each would repeat a position while it {} on every move: {}) and plays {}",
                 i + 1,
                 p.turn(),
                 names.join(", "),
+                if rules == Rules::Asian { "attacks (打)" } else { "checks" },
+                rules.forbidden_zh(),
                 notation::format_move(&p, m, notation, style)
             ));
         }
@@ -267,13 +274,16 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
             "line: {}{how}",
             notation::format_line(pos, &s.pv, notation, style)
         );
-        if let Some(note) = repetition_note(pos, &s.pv, notation) {
+        if let Some(note) = repetition_note(s.rules, pos, &s.pv, notation) {
             outln!("{note}");
         }
     }
     let rule = match s.rules {
-        Rules::Asian => {
+        Rules::CheckOnly => {
             "perpetual check loses (长将作负): a defence that only checks forever fails"
+        }
+        Rules::Asian => {
+            "perpetual attack loses (长打作负): a defence that only checks, threatens mate or chases forever fails"
         }
         Rules::None => "endless play is no win: every line ends in mate",
     };

@@ -507,11 +507,12 @@ pub fn probe_cmd(a: ProbeArgs) -> CliResult {
 /// the 60-move limit marked.
 fn print_probe(pos: &Position, probed: &report::ProbeReport, notation: Notation) {
     let limit = |beyond: bool| if beyond { LIMIT_NOTE } else { "" };
+    let rules: canju::tablebase::Rules = probed.rules.parse().unwrap_or_default();
     outln!("{pos}");
     outln!(
         "{} to move: {}{}",
         pos.turn(),
-        probed.value.describe(),
+        probed.value.describe_under(rules),
         limit(probed.beyond_move_limit)
     );
     for m in &probed.moves {
@@ -521,7 +522,7 @@ fn print_probe(pos: &Position, probed: &report::ProbeReport, notation: Notation)
         let pad = " ".repeat(10usize.saturating_sub(width));
         outln!(
             "  {text}{pad}{}{}",
-            m.value.describe(),
+            m.value.describe_under(rules),
             limit(m.beyond_move_limit)
         );
     }

@@ -435,7 +435,7 @@ impl Job {
             "info string the tables ({}, rules {}): {}",
             Material::of(pos).canonical(),
             self.tb.rules().name(),
-            value.describe()
+            value.describe_under(self.tb.rules())
         ));
         Ok(line.first().copied())
     }

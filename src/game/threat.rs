@@ -181,26 +181,97 @@ impl Attack {
 ///   own kind that can take the attacker back (an offer to exchange, 兑, which the rules
 ///   allow).
 pub fn attack_of(pos: &Position, m: Move) -> Attack {
-    let mover = pos.turn();
-    let mut after = pos.clone();
-    after.play_unchecked(m);
-    if after.is_check() {
+    let Some((after, threat)) = after_quiet(pos, m) else {
         return Attack {
             check: true,
             ..Attack::default()
         };
+    };
+    let moves = Moves::of(&threat);
+    let mate_threat = threatens_mate(&threat, &moves);
+    let mut chases = Vec::new();
+    each_chase(pos, m, &after, &threat, &moves, |c| {
+        chases.push(c);
+        true
+    });
+    Attack {
+        check: false,
+        mate_threat,
+        chases,
     }
-    // the mover to move again: what it threatens
+}
+
+/// Whether the legal move `m` of the side to move in `pos` is 打 (将, 杀 or 捉, as
+/// [`attack_of`] defines them), without gathering what it attacks: the chases are looked
+/// at before the (dearer) threat of mate, and the first one found answers.
+pub fn is_attack(pos: &Position, m: Move) -> bool {
+    let Some((after, threat)) = after_quiet(pos, m) else {
+        return true;
+    };
+    let moves = Moves::of(&threat);
+    let mut chase = false;
+    each_chase(pos, m, &after, &threat, &moves, |_| {
+        chase = true;
+        false
+    });
+    chase || threatens_mate(&threat, &moves)
+}
+
+/// The position after `m`, and the same with the mover to move again; None when `m` checks.
+fn after_quiet(pos: &Position, m: Move) -> Option<(Position, Position)> {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_check() {
+        return None;
+    }
     let mut threat = after.clone();
     threat.pass_turn();
-    let legal = threat.legal_moves();
-    let mate_threat = legal.iter().any(|&t| {
+    Some((after, threat))
+}
+
+/// The pseudo-legal moves of the side to move, with what tells the legal ones: legality is
+/// asked only of the few moves that matter (captures, checks), not of them all.
+struct Moves {
+    list: crate::game::moves::MoveList,
+    legality: super::movegen::Legality,
+}
+
+impl Moves {
+    fn of(pos: &Position) -> Moves {
+        let mut list = crate::game::moves::MoveList::new();
+        pos.pseudo_moves(&mut list);
+        Moves {
+            list,
+            legality: pos.legality(),
+        }
+    }
+}
+
+/// Whether one of `moves`, those of the side to move in `threat`, mates.
+fn threatens_mate(threat: &Position, moves: &Moves) -> bool {
+    moves.list.iter().any(|&t| {
+        if !threat.gives_check(t) || !moves.legality.move_is_legal(threat, t) {
+            return false;
+        }
         let mut p = threat.clone();
         p.play_unchecked(t);
         matches!(p.game_end(), Some(GameEnd::Checkmate { .. }))
-    });
-    let mut chases = Vec::new();
-    for &c in legal.iter() {
+    })
+}
+
+/// Calls `f` with each piece that the move `m` of `pos` newly chases (`after` the position
+/// after it, `threat` the same with the mover to move again, `moves` its moves), until `f`
+/// returns false.
+fn each_chase(
+    pos: &Position,
+    m: Move,
+    after: &Position,
+    threat: &Position,
+    moves: &Moves,
+    mut f: impl FnMut(Chase) -> bool,
+) {
+    let mover = pos.turn();
+    for &c in moves.list.iter() {
         let (Some(attacker), Some(piece)) = (threat.piece_at(c.from()), threat.piece_at(c.to()))
         else {
             continue;
@@ -212,20 +283,23 @@ pub fn attack_of(pos: &Position, m: Move) -> Attack {
         if piece.kind == Kind::Soldier && c.to().on_own_half(piece.color) {
             continue;
         }
+        if !moves.legality.move_is_legal(threat, c) {
+            continue;
+        }
         // new: the same piece could not make this capture before the move
         let was = if c.from() == m.to() {
             m.from()
         } else {
             c.from()
         };
-        if pos.is_legal(Move::new(was, c.to())) {
+        if legal_here(pos, Move::new(was, c.to())) {
             continue;
         }
         // 兑: the target, of the attacker's kind, can take the attacker first
-        if piece.kind == attacker.kind && after.is_legal(Move::new(c.to(), c.from())) {
+        if piece.kind == attacker.kind && legal_here(after, Move::new(c.to(), c.from())) {
             continue;
         }
-        let reason = if !protected(&threat, c) {
+        let reason = if !protected(threat, c) {
             ChaseReason::Unprotected
         } else if piece.kind == Kind::Chariot && matches!(attacker.kind, Kind::Horse | Kind::Cannon)
         {
@@ -233,18 +307,16 @@ pub fn attack_of(pos: &Position, m: Move) -> Attack {
         } else {
             continue;
         };
-        chases.push(Chase {
+        let go_on = f(Chase {
             from: c.from(),
             attacker,
             target: c.to(),
             piece,
             reason,
         });
-    }
-    Attack {
-        check: false,
-        mate_threat,
-        chases,
+        if !go_on {
+            return;
+        }
     }
 }
 
@@ -253,7 +325,16 @@ pub fn attack_of(pos: &Position, m: Move) -> Attack {
 fn protected(pos: &Position, c: Move) -> bool {
     let mut p = pos.clone();
     p.play_unchecked(c);
-    p.legal_moves().iter().any(|r| r.to() == c.to())
+    let mut captures = crate::game::moves::MoveList::new();
+    p.pseudo_captures(&mut captures);
+    captures
+        .iter()
+        .any(|&r| r.to() == c.to() && p.is_legal_pseudo(r))
+}
+
+/// Whether `m` is a legal move in `pos`, decided without generating every move.
+fn legal_here(pos: &Position, m: Move) -> bool {
+    pos.is_pseudo_legal(m) && pos.is_legal_pseudo(m)
 }
 
 #[cfg(test)]
@@ -287,6 +368,7 @@ mod tests {
                 for &m in legal.iter() {
                     let a = attack_of(&pos, m);
                     assert_eq!(a.check, pos.gives_check(m), "{pos} {m}");
+                    assert_eq!(is_attack(&pos, m), a.kind().is_attack(), "{pos} {m}");
                     threats += usize::from(a.mate_threat);
                     let mut after = pos.clone();
                     after.play_unchecked(m);

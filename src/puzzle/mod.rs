@@ -809,7 +809,7 @@ impl<'a> Judge<'a> {
     pub fn allowed_moves(&self, pos: &Position) -> Vec<Move> {
         let moves = pos.legal_moves();
         let forbidden = match self.history_at(pos) {
-            Some(h) => solver::rule::Path::forbidden_moves(&h, pos),
+            Some(h) => solver::rule::Path::forbidden_moves(self.options.rules, &h, pos),
             None => Vec::new(),
         };
         moves

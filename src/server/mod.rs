@@ -101,8 +101,8 @@ struct AppState {
     /// The tables under the server's rule set: puzzles, proofs, theory, and probes that
     /// name no rule set.
     tb: Tablebase,
-    /// The same directory's tables under the other rule set, for probes that ask for it.
-    other: Tablebase,
+    /// The same directory's tables under the other rule sets, for probes that ask for one.
+    others: Vec<Tablebase>,
     puzzles: Vec<Puzzle>,
     heavy: Arc<Semaphore>,
     /// The stop flags of the work running now, by job number: set all at shutdown.
@@ -227,8 +227,7 @@ async fn probe(
     }
     let tb = match q.rules.as_deref().map(str::parse::<Rules>) {
         None => &state.tb,
-        Some(Ok(r)) if r == state.tb.rules() => &state.tb,
-        Some(Ok(_)) => &state.other,
+        Some(Ok(r)) => state.tables(r),
         Some(Err(e)) => return Err(ApiError::bad(format!("rules: {e}"))),
     };
     Ok(Json(report::probe(tb, &pos, false)?))
@@ -291,11 +290,7 @@ async fn solve(
     let limit = Duration::from_secs_f64(seconds) + STOP_GRACE;
     let (pos, s) = run_heavy(&state, limit, move |stop| {
         options.stop = stop.clone();
-        let tb = if options.rules == st.tb.rules() {
-            &st.tb
-        } else {
-            &st.other
-        };
+        let tb = st.tables(options.rules);
         let solved = solver::solve(&pos, &options, Some(tb));
         // stopped from outside (the server is stopping): what it proved so far is not
         // the answer the request asked for (the flag alone does not say so: the proof
@@ -1124,18 +1119,28 @@ fn open_browser(url: &str) {
 }
 
 /// Serves the page and the API until SIGINT or SIGTERM.
+impl AppState {
+    /// The directory's tables under `rules`.
+    fn tables(&self, rules: Rules) -> &Tablebase {
+        if rules == self.tb.rules() {
+            return &self.tb;
+        }
+        self.others
+            .iter()
+            .find(|t| t.rules() == rules)
+            .expect("a tablebase for every rule set")
+    }
+}
+
 /// The server's state: the tables of `dir` under both rule sets, and the built-in puzzles.
 fn state(dir: &std::path::Path, rules: Rules, cache_mb: usize) -> Result<Shared, Error> {
     Ok(Arc::new(AppState {
         tb: Tablebase::with_rules(dir, rules).with_cache_mb(cache_mb),
-        other: Tablebase::with_rules(
-            dir,
-            match rules {
-                Rules::Asian => Rules::None,
-                Rules::None => Rules::Asian,
-            },
-        )
-        .with_cache_mb(cache_mb),
+        others: Rules::ALL
+            .into_iter()
+            .filter(|&r| r != rules)
+            .map(|r| Tablebase::with_rules(dir, r).with_cache_mb(cache_mb))
+            .collect(),
         puzzles: canju::puzzle::load_builtin()?,
         heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
         jobs: Mutex::new(HashMap::new()),

@@ -160,7 +160,7 @@ impl Options {
 
     /// Whether the perpetual-check rule applies.
     pub fn rule(&self) -> bool {
-        self.rules == Rules::Asian
+        self.rules.judges_repetition()
     }
 
     /// The tables a proof may read: none for a proof by checks alone or of checkmates only
@@ -168,7 +168,7 @@ impl Options {
     /// under the rule (their draws may be wins by the rule).
     fn tables<'a>(&self, tb: Option<&'a Tablebase>) -> Option<&'a Tablebase> {
         tb.filter(|t| {
-            !self.checks_only && !self.mate_only && (!self.rule() || t.rules() == Rules::Asian)
+            !self.checks_only && !self.mate_only && (!self.rule() || t.rules() == self.rules)
         })
     }
 }
@@ -251,9 +251,9 @@ pub struct Solution {
 
 impl Solution {
     /// How the main line ends: `checkmate` (将死), `stalemate` (困毙), or
-    /// `perpetual-check` (长将作负: the loser has legal moves and the rule forbids them
-    /// all); `None` without a line, or when the line was cut short. `root` is the position
-    /// solved.
+    /// `perpetual-check` (长将作负, under `check-only`) or `perpetual-attack` (长打作负, under
+    /// `asian`): the loser has legal moves and the rule forbids them all; `None` without a
+    /// line, or when the line was cut short. `root` is the position solved.
     pub fn ending(&self, root: &Position) -> Option<&'static str> {
         let (Verdict::Win { plies } | Verdict::WinWithin { plies }) = self.verdict else {
             return None;
@@ -268,15 +268,19 @@ impl Solution {
             // (a line within a bound may end before it: the rule is asked directly)
             _ => {
                 let history = History::new(root, &self.pv);
-                let forbidden = rule::Path::forbidden_moves(&history, &end).len();
+                let forbidden = rule::Path::forbidden_moves(self.rules, &history, &end).len();
                 forbidden > 0 && forbidden == end.legal_moves().len()
             }
         };
         match end.game_end() {
             Some(crate::game::movegen::GameEnd::Checkmate { .. }) => Some("checkmate"),
             Some(crate::game::movegen::GameEnd::Stalemate { .. }) => Some("stalemate"),
-            None if self.rules == Rules::Asian && !self.pv.is_empty() && lost_by_rule() => {
-                Some("perpetual-check")
+            None if self.rules.judges_repetition() && !self.pv.is_empty() && lost_by_rule() => {
+                Some(if self.rules == Rules::Asian {
+                    "perpetual-attack"
+                } else {
+                    "perpetual-check"
+                })
             }
             None => None,
         }
@@ -883,6 +887,7 @@ fn mark_wins_by_rule(
     // (the baseline's mates are the asian tables' mates, with the same distances)
     let shared = Shared {
         rule: false,
+        rules: Rules::None,
         ..Shared::new(
             &tt,
             tb,

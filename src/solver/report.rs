@@ -6,7 +6,6 @@ use serde::Serialize;
 use crate::game::moves::Move;
 use crate::game::position::Position;
 use crate::notation::{self, Notation, Style};
-use crate::tablebase::Rules;
 
 use super::{Solution, Verdict};
 
@@ -106,8 +105,9 @@ impl SolveReport {
         let mut p = pos.clone();
         let repeats =
             crate::solver::rule::Path::repetitions(&crate::solver::History::default(), pos, &s.pv);
-        let forbidden = if s.rules == Rules::Asian {
+        let forbidden = if s.rules.judges_repetition() {
             crate::solver::rule::Path::forbidden_along(
+                s.rules,
                 &crate::solver::History::default(),
                 pos,
                 &s.pv,

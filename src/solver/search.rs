@@ -13,7 +13,7 @@ use std::time::Instant;
 use super::checks::{CheckFilter, check_candidates, moves_touching};
 pub use super::ordering::Heuristics;
 use super::ordering::{MAX_PLY, NO_KILLER, move_index, pick, piece_value};
-use super::rule::{self, Path};
+use super::rule::Path;
 use super::tt::{Bounds, Tt};
 use super::witness::Witnesses;
 use crate::game::material::Material;
@@ -62,6 +62,8 @@ pub struct Shared<'a> {
     /// that completes a perpetual check is forbidden, and a side left with forbidden moves
     /// alone has lost.
     pub rule: bool,
+    /// The rule set itself (what a repetition forbids: a perpetual check, or any 长打).
+    pub rules: crate::tablebase::Rules,
 }
 
 impl<'a> Shared<'a> {
@@ -92,6 +94,7 @@ impl<'a> Shared<'a> {
             checks_only: options.checks_only,
             mate_only: options.mate_only,
             rule: options.rule(),
+            rules: options.rules,
         }
     }
 }
@@ -172,7 +175,11 @@ impl<'a> Searcher<'a> {
             spare: None,
             robust: None,
             escapes: vec![NO_KILLER; 8100].into_boxed_slice(),
-            path: Path::new(shared.rule),
+            path: Path::new(if shared.rule {
+                shared.rules
+            } else {
+                crate::tablebase::Rules::None
+            }),
         }
     }
 
@@ -183,9 +190,8 @@ impl<'a> Searcher<'a> {
         if !self.path.on() {
             return Some(pos.play_unchecked(m));
         }
-        let irreversible = rule::irreversible(pos, m);
-        let undo = pos.play_unchecked(m);
-        if self.path.push(pos, irreversible) {
+        let (undo, forbidden) = self.path.play(pos, m);
+        if forbidden {
             self.path.pop();
             pos.undo(m, undo);
             return None;
@@ -946,6 +952,7 @@ mod tests {
             checks_only: false,
             mate_only: false,
             rule: false,
+            rules: crate::tablebase::Rules::None,
         };
         // one searcher for all, as in a search: the witnesses and answers it remembers
         // from one position are tried on the next (the positions come in game order)

@@ -94,14 +94,16 @@ pub struct Requirements {
 }
 
 /// Peak memory of a build, in tenths of a byte per entry (both sides to move counted):
-/// without the perpetual-check rule and with it. Measured: 0.98–1.054 bytes without the
-/// rule on large tables (the two arrays of values, a layer's frontier bits, the sub-tables'
-/// blocks), 1.7–1.97 with it (the rule's pass adds its sets of entries and the candidates'
-/// rows; BENCHMARKS.md's table under the perpetual-check rule).
+/// without a repetition rule, with perpetual check alone, with the whole 长打 rule.
+/// Measured: 0.98–1.054 bytes without the rule on large tables (the two arrays of values, a
+/// layer's frontier bits, the sub-tables' blocks), 1.7–1.97 with perpetual check (the rule's
+/// pass adds its sets of entries and the candidates' rows), 2.25–2.37 with the whole rule
+/// (two more sets, and the winner's moves that chase; BENCHMARKS.md).
 pub fn memory_tenths_per_entry(rules: Rules) -> u64 {
     match rules {
         Rules::None => 11,
-        Rules::Asian => 20,
+        Rules::CheckOnly => 20,
+        Rules::Asian => 24,
     }
 }
 
@@ -205,6 +207,42 @@ fn check_size(material: &Material) -> Result<(), TableError> {
     Ok(())
 }
 
+/// Whether the table at `path` (the whole 长打 rule's file name) is a perpetual-check table
+/// from before the whole rule was built, `asian` in its header: then it is renamed to its
+/// rule set's file name (`SIG.check.ctb`), unless a table stands there already, and true
+/// is returned.
+fn moved_aside_as_check_only(
+    path: &std::path::Path,
+    m: &Material,
+    tb: &Tablebase,
+) -> Result<bool, TableError> {
+    match tb.table(*m) {
+        Err(TableError::CheckOnlyAsAsian { .. }) => {
+            tb.forget(m);
+            let to = path.with_file_name(super::rules::file_name(m, Rules::CheckOnly));
+            if to.exists() {
+                return Err(TableError::Unsupported(format!(
+                    "{}: a perpetual-check table (rules check-only) under the whole rule's name, and {} is taken: remove one of them",
+                    path.display(),
+                    to.display()
+                )));
+            }
+            std::fs::rename(path, &to).map_err(|e| {
+                TableError::Unsupported(format!(
+                    "{}: renaming the perpetual-check table to {}: {e}",
+                    path.display(),
+                    to.display()
+                ))
+            })?;
+            Ok(true)
+        }
+        _ => {
+            tb.forget(m);
+            Ok(false)
+        }
+    }
+}
+
 /// Builds one table, or checks and keeps (or converts) the one present.
 fn build_table(
     m: Material,
@@ -217,7 +255,10 @@ fn build_table(
     let work = Checkpoints::path_for(&path);
     remove_stale_temporaries(&path);
     remove_stale_temporaries(&work);
-    if path.exists() {
+    if path.exists() && tb.rules() == Rules::Asian && moved_aside_as_check_only(&path, &m, tb)? {
+        // a perpetual-check table under the whole rule's name, from before the whole rule:
+        // it now has its own name, and the whole rule's table is built below
+    } else if path.exists() {
         let _ = std::fs::remove_file(&work);
         let (header, outcome) = match tb.table(m) {
             Ok(table) => {
@@ -352,10 +393,15 @@ mod tests {
         assert!(r.disk_bytes > 2 * entries);
         // the rule's pass takes more memory than the values alone, and the check counts it
         assert_eq!(r.largest.unwrap().1, 2 * entries * 11 / 10);
+        let check = Tablebase::with_rules(&dir, Rules::CheckOnly);
+        assert_eq!(
+            requirements(m, &check).unwrap().largest.unwrap().1,
+            4 * entries
+        );
         let asian = Tablebase::with_rules(&dir, Rules::Asian);
         assert_eq!(
             requirements(m, &asian).unwrap().largest.unwrap().1,
-            4 * entries
+            2 * entries * 24 / 10
         );
         let big: Material = "KRRNNCCKAABB".parse().unwrap();
         assert!(requirements(big, &tb).is_err());

@@ -1,5 +1,6 @@
-//! What the perpetual-check rule changes: a table of rule set `asian` against the table of
-//! the same material without repetition rulings, entry by entry.
+//! What a repetition rule changes: a table of one rule set against the table of the same
+//! material under a weaker one (`none` against `check-only` or `asian`, `check-only`
+//! against `asian`), entry by entry.
 
 use rayon::prelude::*;
 
@@ -54,19 +55,31 @@ fn weight_of(pair: usize) -> u64 {
     }
 }
 
-/// Compares an asian table with the baseline table of the same material. Every entry must
-/// agree except draws that became verdicts by rule (a mate is a mate under any rule);
-/// anything else is an error naming the entry. `examples` entries of each kind are kept.
+/// Whether `stronger` decides everything `weaker` does, and more: `none` is the weakest,
+/// `asian` (the whole 长打 rule, which contains perpetual check) the strongest.
+pub fn extends(stronger: Rules, weaker: Rules) -> bool {
+    let rank = |r: Rules| match r {
+        Rules::None => 0,
+        Rules::CheckOnly => 1,
+        Rules::Asian => 2,
+    };
+    rank(stronger) > rank(weaker)
+}
+
+/// Compares a table with the table of the same material under a weaker rule set (the
+/// "baseline"). Every entry must agree except draws that became verdicts by rule (a mate
+/// is a mate under any rule) and verdicts by rule whose level changed (the same side
+/// wins); anything else is an error naming the entry. `examples` entries of each kind that
+/// were draws are kept.
 pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleDiff, TableError> {
-    for (table, rules) in [(baseline, Rules::None), (asian, Rules::Asian)] {
-        if table.header().rule_set() != rules {
-            return Err(TableError::Mismatch {
-                path: table.path().to_path_buf(),
-                what: "rule set",
-                found: table.header().rules.clone(),
-                expected: rules.header_name().to_string(),
-            });
-        }
+    let (weaker, stronger) = (baseline.header().rule_set(), asian.header().rule_set());
+    if !extends(stronger, weaker) {
+        return Err(TableError::Mismatch {
+            path: asian.path().to_path_buf(),
+            what: "rule set",
+            found: format!("{stronger} against {weaker}"),
+            expected: "a rule set against a weaker one (asian or check-only against none, asian against check-only)".into(),
+        });
     }
     if baseline.header().material != asian.header().material {
         return Err(TableError::Mismatch {
@@ -101,6 +114,13 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
                         continue;
                     }
                     let index = (pair * per_pair + j) as u64;
+                    // a verdict by rule may change its level, never its side
+                    let releveled = code::is_rule(y)
+                        && code::is_rule(x)
+                        && code::is_rule_win(x) == code::is_rule_win(y);
+                    if releveled {
+                        continue;
+                    }
                     if y != code::DRAW || !code::is_rule(x) {
                         return (c, Some(index));
                     }
@@ -138,7 +158,10 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
         if examples > 0 {
             let mut wins: Vec<(u32, u64)> = Vec::new();
             let mut losses: Vec<(u32, u64)> = Vec::new();
-            for (i, &x) in a.iter().enumerate() {
+            for (i, (&x, &y)) in a.iter().zip(b.iter()).enumerate() {
+                if y != code::DRAW {
+                    continue;
+                }
                 let level = code::rule_level(x);
                 if code::is_rule_win(x) {
                     keep(&mut wins, (u32::MAX - level, i as u64), examples);
@@ -208,6 +231,8 @@ pub struct RuleLine {
     pub moves: Vec<Move>,
     /// Whether each move gives check.
     pub checks: Vec<bool>,
+    /// What each move attacks (将, 杀, 捉 or 闲).
+    pub attacks: Vec<crate::game::threat::AttackKind>,
     /// The ply whose position the line's last position repeats (0 = the start).
     pub repeats_from: Option<usize>,
 }
@@ -220,9 +245,11 @@ pub struct RuleLine {
 pub fn rule_line(tb: &Tablebase, pos: &Position, max_plies: usize) -> Result<RuleLine, TableError> {
     let mut seen = std::collections::HashMap::new();
     let mut p = pos.clone();
+    let rules = tb.rules();
     let mut line = RuleLine {
         moves: Vec::new(),
         checks: Vec::new(),
+        attacks: Vec::new(),
         repeats_from: None,
     };
     while line.moves.len() < max_plies {
@@ -238,14 +265,18 @@ pub fn rule_line(tb: &Tablebase, pos: &Position, max_plies: usize) -> Result<Rul
         let mut best = first;
         if first.value.by_rule() && first.value.is_win() {
             for r in ranked.iter().take_while(|r| r.value == first.value) {
-                let mut c = p.clone();
-                c.play_unchecked(r.mv);
-                if !c.is_check() && only_checks_hold(tb, &c)? {
-                    best = *r;
-                    break;
+                if !rules.counts(&p, r.mv) {
+                    let mut c = p.clone();
+                    c.play_unchecked(r.mv);
+                    if only_hits_hold(tb, &c)? {
+                        best = *r;
+                        break;
+                    }
                 }
             }
         }
+        line.attacks
+            .push(crate::game::threat::attack_of(&p, best.mv).kind());
         p.play_unchecked(best.mv);
         line.moves.push(best.mv);
         line.checks.push(p.is_check());
@@ -253,12 +284,16 @@ pub fn rule_line(tb: &Tablebase, pos: &Position, max_plies: usize) -> Result<Rul
     Ok(line)
 }
 
-/// Whether every move of the side to move that does not check loses.
-fn only_checks_hold(tb: &Tablebase, pos: &Position) -> Result<bool, TableError> {
+/// Whether every move of the side to move that is no hit under the tables' rule set (no
+/// check; under `asian`, not 打) loses.
+fn only_hits_hold(tb: &Tablebase, pos: &Position) -> Result<bool, TableError> {
     for &m in pos.legal_moves().iter() {
+        if tb.rules().counts(pos, m) {
+            continue;
+        }
         let mut c = pos.clone();
         c.play_unchecked(m);
-        if !c.is_check() && !tb.probe(&c)?.for_mover().is_loss() {
+        if !tb.probe(&c)?.for_mover().is_loss() {
             return Ok(false);
         }
     }
@@ -299,6 +334,10 @@ pub struct LineMove {
     pub chinese: String,
     /// It gives check.
     pub check: bool,
+    /// What it attacks: `check`, `mate-threat`, `chase` or `idle`.
+    pub attack: &'static str,
+    /// The same in Chinese: 将, 杀, 捉 or 闲.
+    pub attack_zh: &'static str,
 }
 
 /// Who checks on every move of a line's cycle.
@@ -313,6 +352,39 @@ pub enum CycleCheckers {
 }
 
 impl DiffExample {
+    /// What each side does on every move of the line's cycle, when it repeats: for the side
+    /// to move at the example first, then the other, `长将` (checks on every move), `长打`
+    /// (打 on every move, not all checks) or None.
+    pub fn cycle_kinds(&self) -> Option<[(Color, Option<&'static str>); 2]> {
+        let from = self.repeats_from?;
+        let cycle = &self.rule_line.attacks[from..];
+        let of = |parity: usize| {
+            let moves = cycle
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| (from + k) % 2 == parity)
+                .map(|(_, &a)| a);
+            let side = if parity == 0 {
+                self.position.turn()
+            } else {
+                !self.position.turn()
+            };
+            let all_checks = moves
+                .clone()
+                .all(|a| a == crate::game::threat::AttackKind::Check);
+            let all_hits = moves.clone().all(|a| a.is_attack());
+            let kind = if all_checks {
+                Some("长将")
+            } else if all_hits {
+                Some("长打")
+            } else {
+                None
+            };
+            (side, kind)
+        };
+        Some([of(0), of(1)])
+    }
+
     /// Who checks on every move of the cycle, when the line repeats.
     pub fn checkers(&self) -> Option<CycleCheckers> {
         let from = self.repeats_from?;
@@ -397,7 +469,8 @@ pub fn report(
                     .moves
                     .iter()
                     .zip(&line.checks)
-                    .map(|(&mv, &check)| {
+                    .zip(&line.attacks)
+                    .map(|((&mv, &check), &attack)| {
                         let j = LineMove {
                             iccs: mv.to_string(),
                             chinese: crate::notation::format_move(
@@ -407,6 +480,8 @@ pub fn report(
                                 crate::notation::Style::default(),
                             ),
                             check,
+                            attack: attack.name(),
+                            attack_zh: attack.chinese(),
                         };
                         q.play_unchecked(mv);
                         j
@@ -417,7 +492,7 @@ pub fn report(
                     side_to_move: turn.name(),
                     kind,
                     baseline: "draw",
-                    asian: value.describe(),
+                    asian: value.describe_under(asian.rules()),
                     line: moves,
                     repeats_from: line.repeats_from,
                     position: pos,

@@ -101,6 +101,20 @@ pub enum TableError {
         /// What was expected.
         expected: String,
     },
+    /// A perpetual-check table (`check-only`, `asian` in its header: the name it had before
+    /// the whole 长打 rule) under the whole rule's file name: building the material again
+    /// renames it to its own name and builds the whole rule's table.
+    #[error(
+        "{path}: a perpetual-check table (rules check-only; its header says asian, the name before the whole 长打 rule): `canju gen {material}` renames it {renamed} and builds the whole rule's table"
+    )]
+    CheckOnlyAsAsian {
+        /// The file.
+        path: PathBuf,
+        /// Its material.
+        material: String,
+        /// The name it is given.
+        renamed: String,
+    },
     /// A table of an older file format: building it again converts it.
     #[error("{path}: table format {found} from an older canju (this one reads {reads})")]
     OldFormat {
@@ -138,7 +152,7 @@ pub enum TableError {
         code: u8,
     },
     /// The table is not built.
-    #[error("no {material} table{rules} in {dir}{place}", rules = if *rules == Rules::None { " without the perpetual-check rule (rules none)" } else { "" }, place = dir_state.note(dir))]
+    #[error("no {material} table{rules} in {dir}{place}", rules = match rules { Rules::None => " without repetition rulings (rules none)", Rules::CheckOnly => " under the perpetual-check rule alone (rules check-only)", Rules::Asian => "" }, place = dir_state.note(dir))]
     Missing {
         /// The table's material.
         material: String,

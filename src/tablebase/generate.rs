@@ -255,13 +255,13 @@ pub fn solve_resumable(
             // undecided positions are draws when endless play is a draw; under the
             // perpetual-check rule, black's keep their counters for the pass with red as
             // the winner, which starts from them (it makes them draws)
-            let keep = usize::from(solver.rules == Rules::Asian);
+            let keep = usize::from(solver.rules.judges_repetition());
             for side in &solver.values[..2 - keep] {
                 solver.undecided_to_draws(side);
             }
             checkpoint(Phase::Mated)?;
         }
-        if solver.rules == Rules::Asian {
+        if solver.rules.judges_repetition() {
             let red_done = from == Some(Phase::RedRuleWins);
             solver.apply_perpetual_check(progress, red_done, &checkpoint)?;
         }
@@ -319,7 +319,11 @@ fn with_solver<R>(
     let size = layout.size() as usize;
     let layout_size_chunks = layout.size().div_ceil(CHUNK) as usize;
     // the perpetual-check pass alone needs a bit per entry
-    let bits = if tb.rules() == Rules::Asian { size } else { 0 };
+    let bits = if tb.rules().judges_repetition() {
+        size
+    } else {
+        0
+    };
     let found_red = Bits::new(bits as u64);
     let found_black = Bits::new(bits as u64);
     let frontier_red = Bits::new(size.div_ceil(GROUP) as u64);
@@ -730,7 +734,7 @@ impl Retrograde<'_> {
                 }
             };
         }
-        if c != code::DRAW && !(self.rules == Rules::Asian && code::is_rule(c)) {
+        if c != code::DRAW && !(self.rules.judges_repetition() && code::is_rule(c)) {
             self.fail(TableError::Entry {
                 path: target.table.path().to_path_buf(),
                 index,

@@ -104,6 +104,14 @@ impl Tablebase {
             });
         }
         let table = Arc::new(Table::open_with_cache(&path, material, self.cache_mb)?);
+        let found = Rules::from_header(&table.header().rules);
+        if found == Some(Rules::CheckOnly) && self.rules == Rules::Asian {
+            return Err(TableError::CheckOnlyAsAsian {
+                path,
+                material: material.to_string(),
+                renamed: super::rules::file_name(&material, Rules::CheckOnly),
+            });
+        }
         if table.header().rule_set() != self.rules {
             return Err(TableError::Mismatch {
                 path,

@@ -199,7 +199,7 @@ pub fn stats(
     let h = table.header();
     let by_rule = match tb.rules() {
         Rules::None => None,
-        Rules::Asian => Some(super::diff::rule_counts(&table)?),
+        Rules::CheckOnly | Rules::Asian => Some(super::diff::rule_counts(&table)?),
     };
     // a loss is at most one ply longer than the longest win: without a mate distance
     // beyond the limit, nothing can be beyond it

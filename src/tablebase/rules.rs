@@ -11,22 +11,69 @@ pub enum Rules {
     /// the command line).
     #[default]
     None,
-    /// The perpetual-check rule of the Asian (AXF) and Chinese (CXA) rules: the side that
-    /// checks on every move of an endless game loses, unless the other side also checks on
-    /// every move (解将还将, a draw); one check and one idle move (一将一闲) is allowed.
-    /// Every other endless game is a draw.
+    /// The perpetual-check rule alone (`check-only`): the side that checks on every move of
+    /// an endless game loses, unless the other side also checks on every move (解将还将, a
+    /// draw); one check and one idle move (一将一闲) is allowed. Every other endless game is
+    /// a draw. Its header name is `asian`, the name these tables had before the whole rule
+    /// was built, so tables built then are read as what they are.
+    CheckOnly,
+    /// The whole 长打 rule of the 棋例 (`asian`): the side whose every move of an endless
+    /// game is 打 (将 a check, 杀 a threat of mate, 捉 a chase, as
+    /// [`crate::game::threat`] defines them) loses, unless the other side's every move is
+    /// 打 too (a draw). One 打 and one idle move (一打一闲) is allowed, and so is everything
+    /// that is not 打 (长兑, 长献, 长拦, 长跟, the general's and the soldiers' threats).
     Asian,
 }
 
 impl Rules {
-    /// Both rule sets.
-    pub const ALL: [Rules; 2] = [Rules::None, Rules::Asian];
+    /// The three rule sets.
+    pub const ALL: [Rules; 3] = [Rules::None, Rules::CheckOnly, Rules::Asian];
 
     /// The name written in table headers.
     pub fn header_name(self) -> &'static str {
         match self {
             Rules::None => "baseline",
-            Rules::Asian => "asian",
+            Rules::CheckOnly => "asian",
+            Rules::Asian => "asian-changda",
+        }
+    }
+
+    /// Whether some endless games are decided (a loss for the side that attacks on every
+    /// move): every rule set but [`Rules::None`].
+    pub fn judges_repetition(self) -> bool {
+        self != Rules::None
+    }
+
+    /// Whether a move counts in a repetition as the rule set's forbidden kind: a check
+    /// under [`Rules::CheckOnly`], any 打 (check, threat of mate, chase) under
+    /// [`Rules::Asian`], nothing under [`Rules::None`]. `pos` is the position before the
+    /// legal move `m`.
+    pub fn counts(
+        self,
+        pos: &crate::game::position::Position,
+        m: crate::game::moves::Move,
+    ) -> bool {
+        match self {
+            Rules::None => false,
+            Rules::CheckOnly => pos.gives_check(m),
+            Rules::Asian => crate::game::threat::is_attack(pos, m),
+        }
+    }
+
+    /// What the side that must change is told, in Chinese: 长将作负 or 长打作负.
+    pub fn forbidden_zh(self) -> &'static str {
+        match self {
+            Rules::Asian => "长打作负",
+            _ => "长将作负",
+        }
+    }
+
+    /// The forbidden kind of perpetual, in English: `perpetual check` or `perpetual
+    /// attack`.
+    pub fn forbidden(self) -> &'static str {
+        match self {
+            Rules::Asian => "perpetual attack",
+            _ => "perpetual check",
         }
     }
 
@@ -39,6 +86,7 @@ impl Rules {
     pub fn name(self) -> &'static str {
         match self {
             Rules::None => "none",
+            Rules::CheckOnly => "check-only",
             Rules::Asian => "asian",
         }
     }
@@ -47,7 +95,8 @@ impl Rules {
     pub fn describe(self) -> &'static str {
         match self {
             Rules::None => "none: endless play is a draw",
-            Rules::Asian => "asian: perpetual check (长将) loses",
+            Rules::CheckOnly => "check-only: perpetual check (长将) loses",
+            Rules::Asian => "asian: perpetual attack (长打: 长将, 长杀, 长捉) loses",
         }
     }
 
@@ -55,12 +104,13 @@ impl Rules {
     pub fn describe_zh(self) -> &'static str {
         match self {
             Rules::None => "不限着：循环不变作和",
-            Rules::Asian => "亚洲棋规：长将作负",
+            Rules::CheckOnly => "只禁长将：长将作负",
+            Rules::Asian => "亚洲棋规：长打（长将、长杀、长捉）作负",
         }
     }
 }
 
-/// A rule set is written as its name (`asian`, `none`).
+/// A rule set is written as its name (`asian`, `check-only`, `none`).
 impl serde::Serialize for Rules {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
@@ -76,7 +126,7 @@ impl std::fmt::Display for Rules {
 /// A text that names no rule set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown rule set '{0}': use none (endless play is a draw) or asian (perpetual check loses)"
+    "unknown rule set '{0}': use asian (perpetual attack loses), check-only (perpetual check alone loses) or none (endless play is a draw)"
 )]
 pub struct ParseRulesError(pub String);
 
@@ -85,14 +135,16 @@ impl std::str::FromStr for Rules {
     fn from_str(s: &str) -> Result<Rules, ParseRulesError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "none" | "baseline" => Ok(Rules::None),
-            "asian" | "axf" => Ok(Rules::Asian),
+            "check-only" | "checkonly" | "check" => Ok(Rules::CheckOnly),
+            "asian" | "axf" | "changda" => Ok(Rules::Asian),
             _ => Err(ParseRulesError(s.to_string())),
         }
     }
 }
 
 /// The file name of a table: `KNPKAABB.ctb` without repetition rulings,
-/// `KNPKAABB.asian.ctb` with the perpetual-check rule, so both can share a directory.
+/// `KNPKAABB.check.ctb` with the perpetual-check rule alone and `KNPKAABB.asian.ctb` with
+/// the whole 长打 rule, so all three can share a directory.
 pub fn file_name(material: &Material, rules: Rules) -> String {
     file_name_of(&material.to_string(), rules)
 }
@@ -101,6 +153,7 @@ pub fn file_name(material: &Material, rules: Rules) -> String {
 pub(crate) fn file_name_of(material: &str, rules: Rules) -> String {
     match rules {
         Rules::None => format!("{material}.ctb"),
+        Rules::CheckOnly => format!("{material}.check.ctb"),
         Rules::Asian => format!("{material}.asian.ctb"),
     }
 }

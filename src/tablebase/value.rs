@@ -108,9 +108,23 @@ impl fmt::Display for Value {
 
 impl Value {
     /// The value in a player's words, the rule named where it decides: what `canju probe`
-    /// and `canju diff` print.
+    /// and `canju diff` print. A verdict by rule is worded for perpetual check (长将作负);
+    /// [`Value::describe_under`] words it for the table's rule set.
     pub fn describe(self) -> String {
+        self.describe_under(super::Rules::CheckOnly)
+    }
+
+    /// [`Value::describe`] for a table of `rules`: under `asian` a verdict by rule is a
+    /// perpetual attack's (长打作负: checks, threats of mate or chases).
+    pub fn describe_under(self, rules: super::Rules) -> String {
+        let asian = rules == super::Rules::Asian;
         match self {
+            Value::RuleWin(k) if asian => format!(
+                "win by rule (长打作负: the defender can only check, threaten mate or chase forever), level {k}"
+            ),
+            Value::RuleLoss(k) if asian => format!(
+                "loss by rule (长打作负: only checking, threatening mate or chasing forever holds off mate), level {k}"
+            ),
             Value::RuleWin(k) => {
                 format!("win by rule (长将作负: the defender can only check forever), level {k}")
             }
@@ -127,7 +141,19 @@ impl Value {
     /// The value in a Chinese player's words, counting moves (步) as players do: "23步胜",
     /// "12步被杀", "和棋", "长将作负：胜".
     pub fn describe_zh(self) -> String {
+        self.describe_zh_under(super::Rules::CheckOnly)
+    }
+
+    /// [`Value::describe_zh`] for a table of `rules` (长打作负 under `asian`).
+    pub fn describe_zh_under(self, rules: super::Rules) -> String {
+        let asian = rules == super::Rules::Asian;
         match self {
+            Value::RuleWin(k) if asian => {
+                format!("胜（长打作负：对方只能长将、长杀或长捉，第{k}层）")
+            }
+            Value::RuleLoss(k) if asian => {
+                format!("负（长打作负：只有长将、长杀或长捉才能免于被杀，第{k}层）")
+            }
             Value::RuleWin(k) => format!("胜（长将作负：对方只能长将，第{k}层）"),
             Value::RuleLoss(k) => format!("负（长将作负：只有长将才能免于被杀，第{k}层）"),
             Value::Win(n) => format!("{}步胜", n.div_ceil(2)),

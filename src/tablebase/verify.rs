@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::format::{Rules, TableError};
+use super::format::TableError;
 use super::index::{Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::{Value, code, value_of_code};
@@ -193,7 +193,7 @@ pub fn verify(
         return Err(e);
     }
     check_far_list(table)?;
-    if table.header().rule_set() == Rules::Asian {
+    if table.header().rule_set().judges_repetition() {
         for winner in Color::ALL {
             perpetual::check(table, tb, winner)?;
         }
@@ -444,7 +444,7 @@ fn check(
             Some(pos.to_string()),
         ));
     };
-    let with_rule = table.header().rule_set() == Rules::Asian;
+    let with_rule = table.header().rule_set().judges_repetition();
     if stored_value.by_rule() && !with_rule {
         return Err(Failure::Wrong(
             "the table is built without the perpetual-check rule".into(),

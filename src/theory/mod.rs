@@ -1041,7 +1041,12 @@ fn report(
         counterexamples.push(Counterexample {
             fen: pos.to_string(),
             value,
-            value_zh: format!("{side_zh}：{}", table.value(turn, c.index)?.describe_zh()),
+            value_zh: format!(
+                "{side_zh}：{}",
+                table
+                    .value(turn, c.index)?
+                    .describe_zh_under(table.header().rule_set())
+            ),
             best_move: best,
             home: c.rank.0.0,
         });
@@ -1063,7 +1068,7 @@ fn report(
         defence: defence_text(&m),
         scope: claim.scope.english(),
         scope_chinese: claim.scope.chinese(),
-        rules: h.rules.clone(),
+        rules: h.rule_set().name().to_string(),
         sides: Color::ALL
             .iter()
             .map(|&c| SideCounts {

@@ -82,6 +82,12 @@ struct Work {
     /// candidates' update and the next attractor, the trap (the fixpoint's Y while it is
     /// computed).
     dirty: Bits,
+    /// Under the whole 长打 rule (`asian`), where `cand` holds the positions whose every move
+    /// that is not 打 loses: those whose every move that does not check loses (the
+    /// candidates for a trap of perpetual check), and the trap among them while it is
+    /// computed. Empty otherwise.
+    cand_check: Bits,
+    trap_check: Bits,
 }
 
 /// The candidates for a trap, each with the drawn W positions its quiet moves lead to
@@ -306,20 +312,24 @@ fn bit(words: &[u64], k: usize) -> bool {
 /// positions in index order. Kept from stage to stage of one winner like [`Rows`].
 struct WMoves<S> {
     nodes: Vec<S>,
+    /// Moves that are no hit: no check, and under `asian` not 打 either.
     quiet: Vec<(S, S)>,
     checks: Vec<(S, S)>,
+    /// Under `asian`: moves that are 打 without checking (杀, 捉).
+    chases: Vec<(S, S)>,
 }
 
 impl<S> WMoves<S> {
     /// The memory its vectors hold.
     fn bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<S>()
-            + (self.quiet.capacity() + self.checks.capacity()) * std::mem::size_of::<(S, S)>()
+            + (self.quiet.capacity() + self.checks.capacity() + self.chases.capacity())
+                * std::mem::size_of::<(S, S)>()
     }
 }
 
 /// Quiet moves and checks into candidates, gathered by one thread.
-type MovePairs<S> = (Vec<(S, S)>, Vec<(S, S)>);
+type MovePairs<S> = (Vec<(S, S)>, Vec<(S, S)>, Vec<(S, S)>);
 
 /// What a chunk of a parallel pass gathers, made compact as soon as the chunk is done (so
 /// that the chunks' growth room is never held all at once).
@@ -344,8 +354,10 @@ fn non_empty<S: Slot>(parts: Vec<Rows<S>>) -> Vec<Rows<S>> {
 struct Open {
     /// Its moves into positions not won for W.
     count: u8,
-    /// One of them does not check.
+    /// One of them is no hit (does not check; under `asian`, is not 打).
     quiet_escape: bool,
+    /// One of them does not check (asked under `asian` only).
+    check_escape: bool,
     /// One of them leads to a position L wins: it can never be trapped.
     loser_wins: bool,
 }
@@ -364,9 +376,12 @@ impl Retrograde<'_> {
         checkpoint: &dyn Fn(super::Phase) -> Result<(), TableError>,
     ) -> Result<(), TableError> {
         let size = self.layout.size();
+        let both = if self.rules == Rules::Asian { size } else { 0 };
         let work = Work {
             cand: Bits::new(size),
             dirty: Bits::new(size),
+            cand_check: Bits::new(both),
+            trap_check: Bits::new(both),
         };
         // a capture can only reach a verdict by rule where its sub-table holds some: which
         // colours' pieces, when taken, lead there
@@ -432,6 +447,20 @@ impl Retrograde<'_> {
         }
     }
 
+    /// Whether a move of the position in `s` is a hit: the kind of move the rule set
+    /// forbids to repeat forever (a check under `check-only`; 将, 杀 or 捉 under `asian`).
+    #[inline]
+    fn hits(&self, s: &mut Scratch, m: crate::game::moves::Move) -> bool {
+        self.gives_check(s, m) || self.chases(s, m)
+    }
+
+    /// Under `asian`, whether a move of the position in `s` that does not check is 打 all
+    /// the same (杀 or 捉); never under the other rule sets.
+    #[inline]
+    fn chases(&self, s: &mut Scratch, m: crate::game::moves::Move) -> bool {
+        self.rules == Rules::Asian && crate::game::threat::is_attack(&s.pos, m)
+    }
+
     /// Whether a move of the position in `s` gives check.
     #[inline]
     fn gives_check(&self, s: &mut Scratch, m: crate::game::moves::Move) -> bool {
@@ -442,6 +471,19 @@ impl Retrograde<'_> {
             .in_check_against(!mover, self.attackers[mover.index()]);
         s.pos.undo(m, undo);
         check
+    }
+
+    /// Whether a move of colour `c` can ever be a hit: under `check-only`, when it has a
+    /// piece that gives check; under `asian`, when it has anything besides its general (an
+    /// advisor or an elephant can chase, a soldier can threaten mate).
+    fn may_hit(&self, c: Color) -> bool {
+        if self.rules == Rules::Asian {
+            self.pieces
+                .iter()
+                .any(|p| p.color == c && p.kind != crate::game::piece::Kind::General)
+        } else {
+            self.attackers[c.index()] != Attackers::NONE
+        }
     }
 
     /// Runs `f` on every member of `bits` whose position can be set up, in parallel.
@@ -533,8 +575,8 @@ impl Retrograde<'_> {
         // black's positions the mate search left undecided still hold their counters (see
         // `solve_resumable`) when red's pass begins
         let mut counted_before = l == Color::Black;
-        if sub_rules == [false; 2] && self.attackers[l.index()] == Attackers::NONE {
-            // L never checks, and no capture reaches a verdict by rule: W wins nothing new
+        if sub_rules == [false; 2] && !self.may_hit(l) {
+            // L never hits, and no capture reaches a verdict by rule: W wins nothing new
             if counted_before {
                 self.undecided_to_draws(self.values[l.index()]);
             }
@@ -575,6 +617,7 @@ impl Retrograde<'_> {
             nodes: Vec::new(),
             quiet: Vec::new(),
             checks: Vec::new(),
+            chases: Vec::new(),
         };
         let mut stage = 0;
         let trace = std::env::var_os("CANJU_TRACE").is_some();
@@ -777,6 +820,9 @@ impl Retrograde<'_> {
                 }
                 Some(o) => {
                     cell.store(o.count, Relaxed);
+                    if self.rules == Rules::Asian && !o.check_escape {
+                        work.cand_check.set(i);
+                    }
                     if !o.quiet_escape {
                         work.cand.set(i);
                         if !o.loser_wins {
@@ -799,10 +845,8 @@ impl Retrograde<'_> {
             if s.pos.piece_at(m.to()).is_some() || !legality.move_is_legal(&s.pos, m) {
                 continue;
             }
-            if !self.gives_check(s, m)
-                && !won(
-                    self.values[w.index()][self.quiet_child(s, index, m) as usize].load(Relaxed),
-                )
+            if !won(self.values[w.index()][self.quiet_child(s, index, m) as usize].load(Relaxed))
+                && !self.hits(s, m)
             {
                 return true;
             }
@@ -826,8 +870,10 @@ impl Retrograde<'_> {
         let mut open = Open {
             count: 0,
             quiet_escape: false,
+            check_escape: false,
             loser_wins: false,
         };
+        let asian = self.rules == Rules::Asian;
         s.row.clear();
         let mut count = 0u32;
         for k in 0..s.moves.len() {
@@ -847,8 +893,13 @@ impl Retrograde<'_> {
                 continue;
             }
             count += 1;
-            if escapes && !open.quiet_escape && !self.gives_check(s, m) {
-                open.quiet_escape = true;
+            if (escapes && !open.quiet_escape || asian && !open.check_escape)
+                && !self.gives_check(s, m)
+            {
+                open.check_escape = true;
+                if escapes && !open.quiet_escape && !self.chases(s, m) {
+                    open.quiet_escape = true;
+                }
             }
             if c != code::DRAW {
                 open.loser_wins = true;
@@ -892,14 +943,19 @@ impl Retrograde<'_> {
     /// candidate for a trap once none of them is left. Returns the new candidates' rows.
     fn update_candidates<S: Slot>(&self, w: Color, work: &Work) -> Vec<Rows<S>> {
         let l = !w;
+        let asian = self.rules == Rules::Asian;
         let rows = self.fold_members(&work.dirty, Rows::new, |s, i, rows| {
-            if work.cand.get(i)
+            let is_cand = work.cand.get(i);
+            // under `asian`, a candidate may still become one of perpetual check
+            let is_check_cand = !asian || work.cand_check.get(i);
+            if is_cand && is_check_cand
                 || !open(self.values[l.index()][i as usize].load(Relaxed))
                 || !self.set_up(s, i, l)
             {
                 return;
             }
-            let mut escapes = false;
+            // a move into a position not won that is no hit; one that does not check
+            let (mut escapes, mut check_escapes) = (is_cand, is_check_cand);
             let mut loser_wins = false;
             let mut row = std::mem::take(&mut s.row);
             row.clear();
@@ -909,8 +965,13 @@ impl Retrograde<'_> {
                     return true;
                 }
                 if !self.gives_check(s, m) {
-                    escapes = true;
-                    return false;
+                    check_escapes = true;
+                    if !escapes && !self.chases(s, m) {
+                        escapes = true;
+                    }
+                    if escapes {
+                        return false;
+                    }
                 }
                 if c == code::DRAW {
                     row.push(child);
@@ -919,6 +980,9 @@ impl Retrograde<'_> {
                 }
                 true
             });
+            if !check_escapes {
+                work.cand_check.set(i);
+            }
             if !escapes {
                 work.cand.set(i);
                 if !loser_wins {
@@ -1028,7 +1092,46 @@ impl Retrograde<'_> {
         rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
         let w_nodes = self.members::<S>(zw);
         self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
-        let sweeps = greatest_trap(rows, &w_moves.quiet, &w_moves.checks, y, z, zw);
+        let mut sweeps = 0;
+        if self.rules == Rules::Asian {
+            // the trap of perpetual check (长将: whatever the winner's answers attack, as long
+            // as they do not all check), among the candidates whose every move that does not
+            // check loses
+            let yc = &work.trap_check;
+            yc.clear();
+            rows.nodes.par_iter().for_each(|&n| {
+                if work.cand_check.get(n.index()) {
+                    yc.set(n.index());
+                }
+            });
+            sweeps += greatest_trap(
+                rows,
+                &[&w_moves.quiet, &w_moves.chases],
+                &[&w_moves.checks],
+                yc,
+                z,
+                zw,
+            );
+            // and the trap of perpetual attack (长打), where the winner's way back is 闲
+            sweeps += greatest_trap(
+                rows,
+                &[&w_moves.quiet],
+                &[&w_moves.checks, &w_moves.chases],
+                y,
+                z,
+                zw,
+            );
+            // both are won: the loser checks forever against a winner who does not, or
+            // attacks forever against a winner who does not
+            rows.nodes.par_iter().for_each(|&n| {
+                if yc.get(n.index()) {
+                    y.set(n.index());
+                }
+            });
+            yc.clear();
+        } else {
+            sweeps += greatest_trap(rows, &[&w_moves.quiet], &[&w_moves.checks], y, z, zw);
+        }
         if std::env::var_os("CANJU_TRACE").is_some() {
             eprintln!("    the trap's fixpoint: {sweeps} sweeps");
         }
@@ -1083,10 +1186,11 @@ impl Retrograde<'_> {
         let keep = |&(p, d): &(S, S)| marks.get(p.index()) && y.get(d.index());
         w_moves.quiet.retain(keep);
         w_moves.checks.retain(keep);
+        w_moves.chases.retain(keep);
         let old = std::mem::take(&mut w_moves.nodes);
         let is_old = |p: u64| old.binary_search(&S::of(p)).is_ok();
         let forward = w_nodes.par_chunks(4096).map_init(Scratch::new, |s, chunk| {
-            let mut out: MovePairs<S> = (Vec::new(), Vec::new());
+            let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &p in chunk {
                 let p = p.index();
                 if is_old(p) || !self.set_up(s, p, w) {
@@ -1097,6 +1201,8 @@ impl Retrograde<'_> {
                         let pair = (S::of(p), S::of(child));
                         if self.gives_check(s, m) {
                             out.1.push(pair);
+                        } else if self.chases(s, m) {
+                            out.2.push(pair);
                         } else {
                             out.0.push(pair);
                         }
@@ -1108,20 +1214,28 @@ impl Retrograde<'_> {
         });
         let parents_w = self.values[w.index()];
         let backward = fresh.par_chunks(4096).map_init(Scratch::new, |s, chunk| {
-            let mut out: MovePairs<S> = (Vec::new(), Vec::new());
+            let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &d in chunk {
                 let d = d.index();
                 if !y.get(d) || !self.set_up(s, d, l) {
                     continue;
                 }
-                // W's move into d checks when L stands in check in d
+                // W's move into d checks when L stands in check in d; whether it is 打
+                // needs the position before it
                 let check = s.pos.in_check_against(l, self.attackers[w.index()]);
                 let found = self.collect_parents(s, d, l, parents_w);
-                for &p in &found {
+                for (k, &p) in found.iter().enumerate() {
                     if marks.get(p) && is_old(p) {
                         let pair = (S::of(p), S::of(d));
                         if check {
                             out.1.push(pair);
+                        } else if self.rules == Rules::Asian && {
+                            let u = s.unmoves[k];
+                            let mut before = s.pos.clone();
+                            before.unplay_unchecked(u);
+                            crate::game::threat::is_attack(&before, u)
+                        } {
+                            out.2.push(pair);
                         } else {
                             out.0.push(pair);
                         }
@@ -1132,9 +1246,10 @@ impl Retrograde<'_> {
             out
         });
         let added: Vec<MovePairs<S>> = forward.chain(backward).collect();
-        for (quiet, checks) in added {
+        for (quiet, checks, chases) in added {
             w_moves.quiet.extend(quiet);
             w_moves.checks.extend(checks);
+            w_moves.chases.extend(chases);
         }
         w_moves.nodes = w_nodes;
         marks.clear();
@@ -1169,8 +1284,8 @@ impl Retrograde<'_> {
 /// sets, left clear. Returns the number of sweeps.
 fn greatest_trap<S: Slot>(
     rows: &Rows<S>,
-    quiet: &[(S, S)],
-    checks: &[(S, S)],
+    quiet: &[&[(S, S)]],
+    checks: &[&[(S, S)]],
     y: &Bits,
     z: &Bits,
     zw: &Bits,
@@ -1181,18 +1296,22 @@ fn greatest_trap<S: Slot>(
         // W positions with a quiet move into Y (fixed while Z grows), then those with a
         // check into Z as it grows (Z only grows, so they are only added to)
         zw.clear();
-        quiet.par_iter().for_each(|&(p, d)| {
-            if y.get(d.index()) {
-                zw.set(p.index());
-            }
-        });
-        loop {
-            sweeps += 1;
-            checks.par_iter().for_each(|&(p, d)| {
-                if y.get(d.index()) && z.get(d.index()) {
+        for quiet in quiet {
+            quiet.par_iter().for_each(|&(p, d)| {
+                if y.get(d.index()) {
                     zw.set(p.index());
                 }
             });
+        }
+        loop {
+            sweeps += 1;
+            for checks in checks {
+                checks.par_iter().for_each(|&(p, d)| {
+                    if y.get(d.index()) && z.get(d.index()) {
+                        zw.set(p.index());
+                    }
+                });
+            }
             let grew = AtomicBool::new(false);
             rows.for_each_row(|n, row| {
                 let n = n.index();
@@ -1288,7 +1407,7 @@ mod tests {
             for &(n, _) in rows_of {
                 y.set(n as u64);
             }
-            greatest_trap(&rows, quiet, checks, &y, &z, &zw);
+            greatest_trap(&rows, &[quiet], &[checks], &y, &z, &zw);
             assert_eq!((z.count(), zw.count()), (0, 0), "work sets left clear");
             let mut t: Vec<u32> = rows_of
                 .iter()

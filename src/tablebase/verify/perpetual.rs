@@ -8,12 +8,32 @@ use crate::tablebase::bits::Bits;
 use crate::tablebase::index::DecodeCache;
 
 /// A successor of a position: whether it is won for the winner being checked, where it
-/// is in this table (None after a capture), and whether the move into it checks.
+/// is in this table (None after a capture), whether the move into it checks, and whether
+/// it is 打 (a check, a threat of mate or a chase; asked under `asian` only, and the same
+/// as `checks` otherwise).
 #[derive(Clone, Copy)]
 struct Child {
     won: bool,
     index: Option<u64>,
     checks: bool,
+    attacks: bool,
+}
+
+/// What a trap holds the loser to: checking on every move (长将), or 打 on every move
+/// (长打, under `asian`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hit {
+    Check,
+    Attack,
+}
+
+impl Hit {
+    fn of(self, c: &Child) -> bool {
+        match self {
+            Hit::Check => c.checks,
+            Hit::Attack => c.attacks,
+        }
+    }
 }
 
 struct Fixpoint<'a> {
@@ -27,6 +47,8 @@ struct Fixpoint<'a> {
     claimed: [Bits; 2],
     /// The kinds of attacker each side has (for the rules engine's quicker tests).
     kinds: [Attackers; 2],
+    /// The table's rule set: what a hit is (a check, or any 打).
+    rules: crate::tablebase::Rules,
     failure: Mutex<Option<TableError>>,
 }
 
@@ -45,6 +67,7 @@ pub(super) fn check(table: &Table, tb: &Tablebase, winner: Color) -> Result<(), 
             let m = layout.material();
             [Attackers::of(&m.red), Attackers::of(&m.black)]
         },
+        rules: table.header().rule_set(),
         failure: Mutex::new(None),
     };
     // the entries the table calls won by rule for this winner
@@ -87,8 +110,14 @@ pub(super) fn check(table: &Table, tb: &Tablebase, winner: Color) -> Result<(), 
                 })
                 .flatten()
         })?;
-        let t = greatest_trap(&f, winner);
+        let t = greatest_trap(&f, winner, Hit::Check);
         f.failed()?;
+        if f.rules == crate::tablebase::Rules::Asian {
+            // the whole rule: the loser checks forever against a winner who does not, or
+            // attacks forever against a winner who does not; both traps are won
+            t.add(&greatest_trap(&f, winner, Hit::Attack));
+            f.failed()?;
+        }
         if t.count() == 0 {
             break;
         }
@@ -159,7 +188,7 @@ impl Fixpoint<'_> {
         list.iter().any(|&m| {
             pos.piece_at(m.to()).is_none()
                 && legality.move_is_legal(pos, m)
-                && !pos.gives_check(m)
+                && !self.rules.counts(pos, m)
                 && !won.get(super::quiet_child(layout, at, m))
         })
     }
@@ -183,6 +212,9 @@ impl Fixpoint<'_> {
             // (the rules engine's test on the board as it would stand; the generator plays
             // the move and asks whether the general is attacked)
             let checks = pos.gives_check(m);
+            let attacks = checks
+                || self.rules == crate::tablebase::Rules::Asian
+                    && crate::game::threat::is_attack(pos, m);
             if pos.piece_at(m.to()).is_some() {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
@@ -196,6 +228,7 @@ impl Fixpoint<'_> {
                     won,
                     index: None,
                     checks,
+                    attacks,
                 });
             } else {
                 let ci = super::quiet_child(layout, at, m);
@@ -203,6 +236,7 @@ impl Fixpoint<'_> {
                     won: self.won[next.index()].get(ci),
                     index: Some(ci),
                     checks,
+                    attacks,
                 });
             }
         }
@@ -324,7 +358,7 @@ impl Graph for Fixpoint<'_> {
 /// check, reaches within finitely many checks of its own a move that does not check and
 /// leads back into Y (νY. μZ). Where the winner can answer only by checking, forever (both
 /// sides check on every move, 解将还将), nothing is in it.
-fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
+fn greatest_trap(g: &impl Graph, winner: Color, hit: Hit) -> Bits {
     let size = g.size();
     let (w, l) = (winner, !winner);
     // only positions where every move that does not check is won can be in it, and
@@ -332,7 +366,7 @@ fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
     let y = Bits::new(size);
     let answers = Bits::new(size);
     g.sweep_in(l, None, true, |i, children| {
-        if children.iter().all(|c| c.won || c.checks) {
+        if children.iter().all(|c| c.won || hit.of(c)) {
             y.set(i);
             for c in children {
                 if let (false, Some(d)) = (c.won, c.index) {
@@ -350,9 +384,11 @@ fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
         loop {
             zw.clear();
             g.sweep_in(w, Some(&answers), false, |i, children| {
-                let keeps = children
-                    .iter()
-                    .any(|c| c.won || c.index.is_some_and(|d| y.get(d) && (!c.checks || z.get(d))));
+                let keeps = children.iter().any(|c| {
+                    c.won
+                        || c.index
+                            .is_some_and(|d| y.get(d) && (!hit.of(c) || z.get(d)))
+                });
                 if keeps {
                     zw.set(i);
                 }
@@ -361,7 +397,7 @@ fn greatest_trap(g: &impl Graph, winner: Color) -> Bits {
             g.sweep_in(l, Some(&y), false, |i, children| {
                 let held = children
                     .iter()
-                    .all(|c| c.won || (c.checks && c.index.is_some_and(|d| zw.get(d))));
+                    .all(|c| c.won || (hit.of(c) && c.index.is_some_and(|d| zw.get(d))));
                 if held {
                     z_next.set(i);
                 }
@@ -413,6 +449,7 @@ mod tests {
             won: false,
             index: Some(to),
             checks,
+            attacks: checks,
         }
     }
 
@@ -421,12 +458,13 @@ mod tests {
         won: true,
         index: None,
         checks: false,
+        attacks: false,
     };
 
     /// The trap for red as the winner: black's positions (the loser) and red's answers.
     fn trapped(black: &[(u64, Vec<Child>)], red: &[(u64, Vec<Child>)]) -> Vec<u64> {
         let g = Hand([red.to_vec(), black.to_vec()]);
-        let t = greatest_trap(&g, Color::Red);
+        let t = greatest_trap(&g, Color::Red, Hit::Check);
         (0..16).filter(|&i| t.get(i)).collect()
     }
 
