@@ -992,7 +992,7 @@ difficulty = 4
     assert!(
         first["reason"]
             .as_str()
-            .is_some_and(|r| r.contains("perpetual-check rule")),
+            .is_some_and(|r| r.contains("长打作负")),
         "{j}"
     );
     assert!(j["refutation"].is_string(), "{j}");
@@ -1002,7 +1002,7 @@ difficulty = 4
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("mistake: it loses by the perpetual-check rule (长将作负)"),
+        text.contains("mistake: it loses by the 长打 rule (长打作负)"),
         "{text}"
     );
     // played: the rule set is named, and neither hint nor solution invents a holding move

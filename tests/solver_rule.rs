@@ -220,7 +220,7 @@ fn solve_names_the_rule_that_decided() {
     assert_eq!(j["verdict"], "none");
     // the text names the rule and shows where the defender had to change
     let text = String::from_utf8_lossy(&solve_cli(&[]).stdout).to_string();
-    assert!(text.contains("only by the rule: 长将作负"), "{text}");
+    assert!(text.contains("only by the rule: 长打作负"), "{text}");
     assert!(text.contains("black may not play 马３进２"), "{text}");
 }
 

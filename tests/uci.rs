@@ -250,7 +250,7 @@ fn the_engine_proves_wins_by_the_perpetual_check_rule() {
     assert!(mate.is_some_and(|n| n <= 8), "{got:?}");
     assert!(
         got.iter()
-            .any(|l| l.contains("rules asian") && l.contains("长将作负")),
+            .any(|l| l.contains("rules asian") && l.contains("长打作负")),
         "{got:?}"
     );
     e.send("setoption name Rules value none");

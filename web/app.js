@@ -210,8 +210,10 @@ const WORDS = {
     'probe.loss': (n) => `mated in ${moves(n)}`,
     'probe.lost': 'no move left: lost',
     'probe.draw': 'draw',
-    'probe.rulewin': (k) => `win by the perpetual-check rule (level ${k})`,
-    'probe.ruleloss': (k) => `loss by the perpetual-check rule (level ${k})`,
+    'probe.rulewin': (k, r) =>
+      r === 'asian' ? `win by the 长打 rule (the defender can only check, threaten mate or chase; level ${k})` : `win by the perpetual-check rule (level ${k})`,
+    'probe.ruleloss': (k, r) =>
+      r === 'asian' ? `loss by the 长打 rule (only checking, threatening mate or chasing holds; level ${k})` : `loss by the perpetual-check rule (level ${k})`,
     'probe.for': (side) => `${side} to move, `,
     'probe.none': (why) => `No table value (${why}). “Solve” below proves forced mates.`,
     'verdict.win': 'win',

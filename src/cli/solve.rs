@@ -251,8 +251,8 @@ fn print_text(pos: &Position, s: &Solution, notation: Notation) {
             let width: usize = text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
             let pad = " ".repeat(10usize.saturating_sub(width));
             let rule = match w.by_rule {
-                Some(true) => ", only by the rule: 长将作负",
-                _ => "",
+                Some(true) => format!(", only by the rule: {}", s.rules.forbidden_zh()),
+                _ => String::new(),
             };
             outln!(
                 "  {text}{pad}{} ({}{rule})",

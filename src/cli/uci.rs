@@ -421,8 +421,16 @@ impl Job {
             Value::RuleLoss(_) => "cp -10000".to_string(),
         };
         if let Value::RuleWin(level) | Value::RuleLoss(level) = value {
+            let (rule, forever) = if self.tb.rules() == Rules::Asian {
+                (
+                    "the whole 长打 rule (长打作负)",
+                    "checking, threatening mate or chasing",
+                )
+            } else {
+                ("the perpetual-check rule (长将作负)", "checking")
+            };
             self.out.send(&format!(
-                "info string {} by the perpetual-check rule (长将作负), level {level}: the loser escapes mate only by checking forever; the tables hold no distance to mate, so the score is not a mate score",
+                "info string {} by {rule}, level {level}: the loser escapes mate only by {forever} forever; the tables hold no distance to mate, so the score is not a mate score",
                 if value.is_win() { "won" } else { "lost" }
             ));
         }
@@ -502,10 +510,12 @@ impl Job {
                             "win (将死 or 困毙)"
                         },
                         s.rules,
-                        if by_rule {
-                            "; only by the perpetual-check rule: the opponent must stop checking (长将作负)"
-                        } else {
-                            ""
+                        match (by_rule, s.rules) {
+                            (false, _) => "",
+                            (true, Rules::Asian) =>
+                                "; only by the whole 长打 rule: the opponent must stop checking, threatening mate or chasing (长打作负)",
+                            (true, _) =>
+                                "; only by the perpetual-check rule: the opponent must stop checking (长将作负)",
                         }
                     ));
                     return s.pv.first().copied();

@@ -67,9 +67,23 @@ pub enum Ending {
     /// The defence left the player without a move.
     DefenceWins(Color),
     /// The side to move (the defender) has legal moves, and the perpetual-check rule
-    /// forbids every one: each would repeat a position while it checks on every move
-    /// (长将作负, a loss).
+    /// (`check-only`) forbids every one: each would repeat a position while it checks on
+    /// every move (长将作负, a loss).
     PerpetualCheck(Color),
+    /// The same under the whole 长打 rule (`asian`): each would repeat a position while it
+    /// checks, threatens mate or chases on every move (长打作负, a loss).
+    PerpetualAttack(Color),
+}
+
+impl Ending {
+    /// The ending by rule for the defender `c` under `rules`.
+    pub fn by_rule(rules: Option<crate::tablebase::Rules>, c: Color) -> Ending {
+        if rules == Some(crate::tablebase::Rules::Asian) {
+            Ending::PerpetualAttack(c)
+        } else {
+            Ending::PerpetualCheck(c)
+        }
+    }
 }
 
 impl Ending {
@@ -81,6 +95,7 @@ impl Ending {
             Ending::DrawHolds => "draw-held",
             Ending::DefenceWins(_) => "defence-won",
             Ending::PerpetualCheck(_) => "perpetual-check",
+            Ending::PerpetualAttack(_) => "perpetual-attack",
         }
     }
 }
@@ -280,7 +295,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
         } else if self.pos.turn() != self.puzzle.goal.side
             && self.judge.allowed_moves(&self.pos).is_empty()
         {
-            Ending::PerpetualCheck(self.pos.turn())
+            Ending::by_rule(self.judge.rules(), self.pos.turn())
         } else if !self.puzzle.goal.win && self.played >= self.puzzle.draw_plies() {
             Ending::DrawHolds
         } else {

@@ -224,7 +224,7 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
         _ if no_move && pos.turn() == player => Some(Ending::DefenceWins(player)),
         _ if solved && no_move && pos.is_check() => Some(Ending::Checkmated(pos.turn())),
         _ if solved && no_move => Some(Ending::Stalemated(pos.turn())),
-        _ if solved && by_rule => Some(Ending::PerpetualCheck(pos.turn())),
+        _ if solved && by_rule => Some(Ending::by_rule(judge.rules(), pos.turn())),
         _ if solved => Some(Ending::DrawHolds),
         _ => None,
     };

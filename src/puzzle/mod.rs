@@ -1047,10 +1047,19 @@ impl<'a> Judge<'a> {
                 en: "it gives no check, and in 连将杀 every move must",
             }));
         }
+        let asian = self.options.rules == crate::tablebase::Rules::Asian;
         Ok(match self.outlook(child, goal.side, budget)? {
+            Outlook::RuleLoss(_) if asian => Some(Reason {
+                zh: "长打作负：只有长将、长杀或长捉才能守住，而长打必须变着",
+                en: "it loses by the 长打 rule (长打作负): only checking, threatening mate or chasing forever would hold, and the rule makes that side change",
+            }),
             Outlook::RuleLoss(_) => Some(Reason {
                 zh: "长将作负：只有长将才能守住",
                 en: "it loses by the perpetual-check rule (长将作负): only checking forever would hold",
+            }),
+            Outlook::RuleWin(_) if goal.win && asian => Some(Reason {
+                zh: "仍可凭长打作负取胜，但已无杀法",
+                en: "it still wins by the 长打 rule (长打作负), but the forced mate is gone",
             }),
             Outlook::RuleWin(_) if goal.win => Some(Reason {
                 zh: "仍可凭长将作负取胜，但已无杀法",

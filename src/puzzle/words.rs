@@ -274,6 +274,16 @@ pub fn ending(lang: Lang, e: Ending) -> String {
                 side(lang, c)
             )
         }
+        (Lang::Zh, Ending::PerpetualAttack(c)) => {
+            format!(
+                "解出！长打作负：{}只剩长将、长杀或长捉的着法，必须变着而无着可变",
+                side(lang, c)
+            )
+        }
+        (Lang::En, Ending::PerpetualAttack(c)) => format!(
+            "solved: {} could only go on checking, threatening mate or chasing perpetually, which the rule forbids: perpetual attack loses",
+            side(lang, c)
+        ),
         (Lang::En, Ending::PerpetualCheck(c)) => format!(
             "solved: {} could only go on checking perpetually, which the rule forbids: perpetual check loses",
             side(lang, c)
