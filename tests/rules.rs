@@ -373,8 +373,11 @@ fn whole_rule_tables_match_zielonka_on_a_small_endgame() {
 }
 
 /// With an advisor, the cannon has a screen of its own and checks, and the rule decides
-/// some positions of 车对炮士 (3.6 million positions: the largest graph here, about 90 s).
+/// some positions of 车对炮士 (3.6 million positions: the largest graph here, about 90 s and
+/// 1.9 GB, so it is left out of the suite's time: `cargo test --release --test rules --
+/// --ignored`).
 #[test]
+#[ignore = "90 s and 1.9 GB: run with --ignored"]
 fn asian_tables_match_zielonka_with_an_advisor() {
     assert!(zielonka_agrees("KRKCA", Rules::CheckOnly) > 0);
 }
