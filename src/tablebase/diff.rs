@@ -340,17 +340,6 @@ pub struct LineMove {
     pub attack_zh: &'static str,
 }
 
-/// Who checks on every move of a line's cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CycleCheckers {
-    /// One side checks on every move (长将): this side.
-    One(Color),
-    /// Both sides do (解将还将).
-    Both,
-    /// Neither does.
-    Neither,
-}
-
 impl DiffExample {
     /// What each side does on every move of the line's cycle, when it repeats: for the side
     /// to move at the example first, then the other, `长将` (checks on every move), `长打`
@@ -383,32 +372,6 @@ impl DiffExample {
             (side, kind)
         };
         Some([of(0), of(1)])
-    }
-
-    /// Who checks on every move of the cycle, when the line repeats.
-    pub fn checkers(&self) -> Option<CycleCheckers> {
-        let from = self.repeats_from?;
-        let cycle = &self.rule_line.checks[from..];
-        let every = |parity: usize| {
-            cycle
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| (from + k) % 2 == parity)
-                .all(|(_, &c)| c)
-        };
-        let side = |parity: usize| {
-            if parity == 0 {
-                self.position.turn()
-            } else {
-                !self.position.turn()
-            }
-        };
-        Some(match (every(0), every(1)) {
-            (true, true) => CycleCheckers::Both,
-            (true, false) => CycleCheckers::One(side(0)),
-            (false, true) => CycleCheckers::One(side(1)),
-            (false, false) => CycleCheckers::Neither,
-        })
     }
 }
 

@@ -68,15 +68,6 @@ impl Rules {
         }
     }
 
-    /// The forbidden kind of perpetual, in English: `perpetual check` or `perpetual
-    /// attack`.
-    pub fn forbidden(self) -> &'static str {
-        match self {
-            Rules::Asian => "perpetual attack",
-            _ => "perpetual check",
-        }
-    }
-
     /// The rule set a header names.
     pub fn from_header(name: &str) -> Option<Rules> {
         Rules::ALL.into_iter().find(|r| r.header_name() == name)
