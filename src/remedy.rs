@@ -36,8 +36,8 @@ fn remedy_text(r: &Remedy) -> String {
 }
 
 /// The `canju gen` command that builds a table file where it is (`--dir` when the file is
-/// not in the default directory; `--rules none` for a table without the perpetual-check
-/// rule, asian being the command line's default).
+/// not in the default directory; the rule set its file name says, asian being the command
+/// line's default).
 pub fn gen_command(path: &Path) -> String {
     let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
     let stem = name
@@ -47,6 +47,8 @@ pub fn gen_command(path: &Path) -> String {
         .unwrap_or("MATERIAL");
     let rules = rules_flag(if name.ends_with(".asian.ctb") {
         Rules::Asian
+    } else if name.ends_with(".check.ctb") {
+        Rules::CheckOnly
     } else {
         Rules::None
     });
@@ -65,5 +67,25 @@ pub fn rules_flag(rules: Rules) -> &'static str {
         Rules::Asian => "",
         Rules::CheckOnly => " --rules check-only",
         Rules::None => " --rules none",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each rule set's file gets the command that builds that rule set's table.
+    #[test]
+    fn the_command_builds_the_files_rule_set() {
+        for (file, command) in [
+            ("tablebases/KRKP.asian.ctb", "canju gen KRKP"),
+            (
+                "/tmp/tb/KRKP.check.ctb",
+                "canju gen KRKP --dir /tmp/tb --rules check-only",
+            ),
+            ("KRKP.ctb", "canju gen KRKP --rules none"),
+        ] {
+            assert_eq!(gen_command(Path::new(file)), command, "{file}");
+        }
     }
 }

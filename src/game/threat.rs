@@ -190,7 +190,7 @@ pub fn attack_of(pos: &Position, m: Move) -> Attack {
     let moves = Moves::of(&threat);
     let mate_threat = threatens_mate(&threat, &moves);
     let mut chases = Vec::new();
-    each_chase(pos, m, &after, &threat, &moves, |c| {
+    each_chase(pos, m, &after, &threat, &moves.list, &moves.legality, |c| {
         chases.push(c);
         true
     });
@@ -205,16 +205,36 @@ pub fn attack_of(pos: &Position, m: Move) -> Attack {
 /// [`attack_of`] defines them), without gathering what it attacks: the chases are looked
 /// at before the (dearer) threat of mate, and the first one found answers.
 pub fn is_attack(pos: &Position, m: Move) -> bool {
+    is_attack_knowing(pos, m, |_| true)
+}
+
+/// [`is_attack`] for a caller that knows more about mates than the rules engine does: the
+/// threat of mate is looked for only when `may_mate(after)` holds, `after` being the
+/// position after `m` with the mover to move again (a tablebase answers whether it wins in
+/// one ply, which every position with a mate in one does). `may_mate` must hold wherever
+/// the mover has a mate: it only lets the search be skipped where there is none.
+pub fn is_attack_knowing(
+    pos: &Position,
+    m: Move,
+    may_mate: impl FnOnce(&Position) -> bool,
+) -> bool {
     let Some((after, threat)) = after_quiet(pos, m) else {
         return true;
     };
-    let moves = Moves::of(&threat);
-    let mut chase = false;
-    each_chase(pos, m, &after, &threat, &moves, |_| {
-        chase = true;
-        false
-    });
-    chase || threatens_mate(&threat, &moves)
+    let mut captures = crate::game::moves::MoveList::new();
+    threat.pseudo_captures(&mut captures);
+    if captures.iter().any(|&c| may_be_chased(&threat, c)) {
+        let legality = threat.legality();
+        let mut chase = false;
+        each_chase(pos, m, &after, &threat, &captures, &legality, |_| {
+            chase = true;
+            false
+        });
+        if chase {
+            return true;
+        }
+    }
+    may_mate(&threat) && threatens_mate(&threat, &Moves::of(&threat))
 }
 
 /// The position after `m`, and the same with the mover to move again; None when `m` checks.
@@ -259,31 +279,40 @@ fn threatens_mate(threat: &Position, moves: &Moves) -> bool {
     })
 }
 
+/// Whether the pseudo-legal capture `c` of the side to move in `threat` is of the kind a
+/// chase counts (neither the general's nor a soldier's, and not of a soldier on its own
+/// side of the river), before anything dearer is asked of it.
+fn may_be_chased(threat: &Position, c: Move) -> bool {
+    let (Some(attacker), Some(piece)) = (threat.piece_at(c.from()), threat.piece_at(c.to())) else {
+        return false;
+    };
+    let uncrossed_soldier = piece.kind == Kind::Soldier && c.to().on_own_half(piece.color);
+    !matches!(attacker.kind, Kind::General | Kind::Soldier) && !uncrossed_soldier
+}
+
 /// Calls `f` with each piece that the move `m` of `pos` newly chases (`after` the position
-/// after it, `threat` the same with the mover to move again, `moves` its moves), until `f`
-/// returns false.
+/// after it, `threat` the same with the mover to move again, `moves` its pseudo-legal moves
+/// or captures at least, `legality` what tells the legal ones), until `f` returns false.
 fn each_chase(
     pos: &Position,
     m: Move,
     after: &Position,
     threat: &Position,
-    moves: &Moves,
+    moves: &crate::game::moves::MoveList,
+    legality: &super::movegen::Legality,
     mut f: impl FnMut(Chase) -> bool,
 ) {
     let mover = pos.turn();
-    for &c in moves.list.iter() {
+    for &c in moves.iter() {
+        if !may_be_chased(threat, c) {
+            continue;
+        }
         let (Some(attacker), Some(piece)) = (threat.piece_at(c.from()), threat.piece_at(c.to()))
         else {
             continue;
         };
         debug_assert_eq!(attacker.color, mover);
-        if matches!(attacker.kind, Kind::General | Kind::Soldier) {
-            continue;
-        }
-        if piece.kind == Kind::Soldier && c.to().on_own_half(piece.color) {
-            continue;
-        }
-        if !moves.legality.move_is_legal(threat, c) {
+        if !legality.move_is_legal(threat, c) {
             continue;
         }
         // new: the same piece could not make this capture before the move
@@ -369,6 +398,12 @@ mod tests {
                     let a = attack_of(&pos, m);
                     assert_eq!(a.check, pos.gives_check(m), "{pos} {m}");
                     assert_eq!(is_attack(&pos, m), a.kind().is_attack(), "{pos} {m}");
+                    // told there is no mate, it asks only for a check or a chase
+                    assert_eq!(
+                        is_attack_knowing(&pos, m, |_| false),
+                        a.check || !a.chases.is_empty(),
+                        "{pos} {m}"
+                    );
                     threats += usize::from(a.mate_threat);
                     let mut after = pos.clone();
                     after.play_unchecked(m);

@@ -510,9 +510,10 @@ impl Retrograde<'_> {
         }
         if trace {
             eprintln!(
-                "{}: init {t_init:.2} s, scans {t_scan:.2} s, walks {t_walk:.2} s, {} layers",
+                "{}: init {t_init:.2} s, scans {t_scan:.2} s, walks {t_walk:.2} s, {} layers; peak {} MB",
                 self.layout.material(),
-                plies - 1
+                plies - 1,
+                crate::system::peak_memory().unwrap_or(0) >> 20,
             );
         }
         Ok(())

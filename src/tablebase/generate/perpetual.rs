@@ -51,9 +51,12 @@ const MAX_OPEN: u8 = 199;
 const NEVER: u8 = 200;
 /// Lost by rule at level k: `LOST + k`.
 const LOST: u8 = 201;
+/// Not drawn, and won in one ply: settled, and the loser, to move there, has a mate next
+/// move (what a threat of mate, 杀, needs; see [`Retrograde::mates_next`]).
+const MATES_NEXT: u8 = u8::MAX - 2;
 /// Drawn, its moves not counted yet.
 const TO_COUNT: u8 = u8::MAX - 1;
-const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < TO_COUNT as u32);
+const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < MATES_NEXT as u32);
 
 /// Entries per block of the values kept aside.
 const ASIDE_BLOCK: usize = 1 << 20;
@@ -84,10 +87,8 @@ struct Work {
     dirty: Bits,
     /// Under the whole 长打 rule (`asian`), where `cand` holds the positions whose every move
     /// that is not 打 loses: those whose every move that does not check loses (the
-    /// candidates for a trap of perpetual check), and the trap among them while it is
-    /// computed. Empty otherwise.
+    /// candidates for a trap of perpetual check; only grows). Empty otherwise.
     cand_check: Bits,
-    trap_check: Bits,
 }
 
 /// The candidates for a trap, each with the drawn W positions its quiet moves lead to
@@ -105,7 +106,8 @@ struct Rows<S> {
     adj: Vec<S>,
 }
 
-/// Rows per stored start in [`Rows`].
+/// Rows per stored start in [`Rows`]: as many as a word has bits, so that a set of rows
+/// is a word per group ([`Rows::for_each_row_in`]).
 const ROW_GROUP: usize = 64;
 
 /// An entry index as [`Rows`] stores it: in 32 bits where the table's sides allow.
@@ -171,6 +173,32 @@ impl<S: Slot> Rows<S> {
                 let end = at + self.len[k] as usize;
                 f(self.nodes[k], &self.adj[at..end]);
                 at = end;
+            }
+        });
+    }
+
+    /// Calls `f` with the node and entries of each row whose bit is set in `only` (a word
+    /// per group of [`ROW_GROUP`] rows; every row when None), in parallel by groups.
+    fn for_each_row_in(&self, only: Option<&[u64]>, f: impl Fn(S, &[S]) + Sync) {
+        let Some(words) = only else {
+            return self.for_each_row(f);
+        };
+        self.start.par_iter().enumerate().for_each(|(g, &at)| {
+            let mut word = words[g];
+            if word == 0 {
+                return;
+            }
+            let base = g * ROW_GROUP;
+            let mut at = at as usize;
+            let mut k = base;
+            while word != 0 {
+                let next = base + word.trailing_zeros() as usize;
+                word &= word - 1;
+                at += self.len[k..next].iter().map(|&l| l as usize).sum::<usize>();
+                let end = at + self.len[next] as usize;
+                f(self.nodes[next], &self.adj[at..end]);
+                at = end;
+                k = next + 1;
             }
         });
     }
@@ -381,7 +409,6 @@ impl Retrograde<'_> {
             cand: Bits::new(size),
             dirty: Bits::new(size),
             cand_check: Bits::new(both),
-            trap_check: Bits::new(both),
         };
         // a capture can only reach a verdict by rule where its sub-table holds some: which
         // colours' pieces, when taken, lead there
@@ -449,16 +476,37 @@ impl Retrograde<'_> {
 
     /// Whether a move of the position in `s` is a hit: the kind of move the rule set
     /// forbids to repeat forever (a check under `check-only`; 将, 杀 or 捉 under `asian`).
+    /// `child` is the entry it leads to (a quiet move), `w` the winner of the pass.
     #[inline]
-    fn hits(&self, s: &mut Scratch, m: crate::game::moves::Move) -> bool {
-        self.gives_check(s, m) || self.chases(s, m)
+    fn hits(&self, s: &mut Scratch, m: crate::game::moves::Move, child: u64, w: Color) -> bool {
+        self.gives_check(s, m) || self.chases(s, m, child, w)
     }
 
-    /// Under `asian`, whether a move of the position in `s` that does not check is 打 all
-    /// the same (杀 or 捉); never under the other rule sets.
+    /// Under `asian`, whether a quiet move of the position in `s` that does not check is 打
+    /// all the same (杀 or 捉); never under the other rule sets. `child` is the entry it
+    /// leads to and `w` the winner of the pass: the threat of mate is looked for only where
+    /// the mover, to move again there, wins in one ply (see [`Self::mates_next`]).
     #[inline]
-    fn chases(&self, s: &mut Scratch, m: crate::game::moves::Move) -> bool {
-        self.rules == Rules::Asian && crate::game::threat::is_attack(&s.pos, m)
+    fn chases(&self, s: &Scratch, m: crate::game::moves::Move, child: u64, w: Color) -> bool {
+        let mover = s.pos.turn();
+        self.rules == Rules::Asian
+            && crate::game::threat::is_attack_knowing(&s.pos, m, |_| {
+                self.mates_next(mover, child, w)
+            })
+    }
+
+    /// Whether `mover`, to move in entry `child`, wins in one ply (every position where it
+    /// has a mate does; the few that win by leaving the other side no move do too). The
+    /// winner's values are its codes; the loser's are aside, and its bytes mark these
+    /// positions [`MATES_NEXT`].
+    #[inline]
+    fn mates_next(&self, mover: Color, child: u64, w: Color) -> bool {
+        let c = self.values[mover.index()][child as usize].load(Relaxed);
+        if mover == w {
+            c == code::decided(1)
+        } else {
+            c == MATES_NEXT
+        }
     }
 
     /// Whether a move of the position in `s` gives check.
@@ -662,13 +710,14 @@ impl Retrograde<'_> {
                 self.trap(w, work, &mut rows, &mut w_moves, std::mem::take(&mut fresh))?;
             if trace {
                 eprintln!(
-                    "  {w} wins, stage {}: {new} new candidates, {} in rows ({} MB), {} moves, {} W moves into candidates ({} MB), {trapped} trapped",
+                    "  {w} wins, stage {}: {new} new candidates, {} in rows ({} MB), {} moves, {} W moves into candidates ({} MB), {trapped} trapped; peak {} MB",
                     stage + 1,
                     rows.nodes.len(),
                     rows.bytes() >> 20,
                     rows.adj.len(),
                     w_moves.quiet.len() + w_moves.checks.len(),
                     w_moves.bytes() >> 20,
+                    crate::system::peak_memory().unwrap_or(0) >> 20,
                 );
             }
             t_trap += t.elapsed().as_secs_f64();
@@ -738,6 +787,7 @@ impl Retrograde<'_> {
                         code::DRAW => TO_COUNT,
                         UNCOUNTED if counters => TO_COUNT,
                         n if counters && n > COUNT => n - COUNT,
+                        n if n == code::decided(1) => MATES_NEXT,
                         _ => SETTLED,
                     };
                     c.store(state, Relaxed);
@@ -845,8 +895,9 @@ impl Retrograde<'_> {
             if s.pos.piece_at(m.to()).is_some() || !legality.move_is_legal(&s.pos, m) {
                 continue;
             }
-            if !won(self.values[w.index()][self.quiet_child(s, index, m) as usize].load(Relaxed))
-                && !self.hits(s, m)
+            let child = self.quiet_child(s, index, m);
+            if !won(self.values[w.index()][child as usize].load(Relaxed))
+                && !self.hits(s, m, child, w)
             {
                 return true;
             }
@@ -897,7 +948,7 @@ impl Retrograde<'_> {
                 && !self.gives_check(s, m)
             {
                 open.check_escape = true;
-                if escapes && !open.quiet_escape && !self.chases(s, m) {
+                if escapes && !open.quiet_escape && !self.chases(s, m, child, w) {
                     open.quiet_escape = true;
                 }
             }
@@ -966,7 +1017,7 @@ impl Retrograde<'_> {
                 }
                 if !self.gives_check(s, m) {
                     check_escapes = true;
-                    if !escapes && !self.chases(s, m) {
+                    if !escapes && !self.chases(s, m, child, w) {
                         escapes = true;
                     }
                     if escapes {
@@ -1091,28 +1142,32 @@ impl Retrograde<'_> {
         zw.clear();
         rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
         let w_nodes = self.members::<S>(zw);
+        let t = std::time::Instant::now();
         self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
+        let t_moves = t.elapsed().as_secs_f64();
         let mut sweeps = 0;
+        let tt = std::time::Instant::now();
         if self.rules == Rules::Asian {
             // the trap of perpetual check (长将: whatever the winner's answers attack, as long
             // as they do not all check), among the candidates whose every move that does not
             // check loses
-            let yc = &work.trap_check;
-            yc.clear();
             rows.nodes.par_iter().for_each(|&n| {
-                if work.cand_check.get(n.index()) {
-                    yc.set(n.index());
+                if !work.cand_check.get(n.index()) {
+                    y.remove(n.index());
                 }
             });
             sweeps += greatest_trap(
                 rows,
                 &[&w_moves.quiet, &w_moves.chases],
                 &[&w_moves.checks],
-                yc,
+                y,
                 z,
                 zw,
             );
-            // and the trap of perpetual attack (长打), where the winner's way back is 闲
+            // kept a bit a row while the trap of perpetual attack (长打), where the winner's
+            // way back is 闲, is computed among all the candidates
+            let by_check = keep_bits(&rows.nodes, |n| y.get(n));
+            rows.nodes.par_iter().for_each(|&n| y.set(n.index()));
             sweeps += greatest_trap(
                 rows,
                 &[&w_moves.quiet],
@@ -1123,17 +1178,19 @@ impl Retrograde<'_> {
             );
             // both are won: the loser checks forever against a winner who does not, or
             // attacks forever against a winner who does not
-            rows.nodes.par_iter().for_each(|&n| {
-                if yc.get(n.index()) {
+            rows.nodes.par_iter().enumerate().for_each(|(k, &n)| {
+                if bit(&by_check, k) {
                     y.set(n.index());
                 }
             });
-            yc.clear();
         } else {
             sweeps += greatest_trap(rows, &[&w_moves.quiet], &[&w_moves.checks], y, z, zw);
         }
         if std::env::var_os("CANJU_TRACE").is_some() {
-            eprintln!("    the trap's fixpoint: {sweeps} sweeps");
+            eprintln!(
+                "    the winner's moves into candidates: {t_moves:.3} s; the trap's fixpoint: {sweeps} sweeps, {:.3} s",
+                tt.elapsed().as_secs_f64()
+            );
         }
         Ok(rows.nodes.par_iter().filter(|&&n| y.get(n.index())).count() as u64)
     }
@@ -1201,7 +1258,7 @@ impl Retrograde<'_> {
                         let pair = (S::of(p), S::of(child));
                         if self.gives_check(s, m) {
                             out.1.push(pair);
-                        } else if self.chases(s, m) {
+                        } else if self.chases(s, m, child, w) {
                             out.2.push(pair);
                         } else {
                             out.0.push(pair);
@@ -1233,7 +1290,9 @@ impl Retrograde<'_> {
                             let u = s.unmoves[k];
                             let mut before = s.pos.clone();
                             before.unplay_unchecked(u);
-                            crate::game::threat::is_attack(&before, u)
+                            crate::game::threat::is_attack_knowing(&before, u, |_| {
+                                self.mates_next(w, d, w)
+                            })
                         } {
                             out.2.push(pair);
                         } else {
@@ -1246,6 +1305,14 @@ impl Retrograde<'_> {
             out
         });
         let added: Vec<MovePairs<S>> = forward.chain(backward).collect();
+        // exactly the room the lists need: growth by doubling would hold up to twice that
+        let room = |v: &mut Vec<(S, S)>, more: usize| {
+            v.shrink_to_fit();
+            v.reserve_exact(more);
+        };
+        room(&mut w_moves.quiet, added.iter().map(|a| a.0.len()).sum());
+        room(&mut w_moves.checks, added.iter().map(|a| a.1.len()).sum());
+        room(&mut w_moves.chases, added.iter().map(|a| a.2.len()).sum());
         for (quiet, checks, chases) in added {
             w_moves.quiet.extend(quiet);
             w_moves.checks.extend(checks);
@@ -1291,6 +1358,10 @@ fn greatest_trap<S: Slot>(
     zw: &Bits,
 ) -> u64 {
     let mut sweeps = 0;
+    // the rows still in Y, a bit each (a word per group of rows), once Y no longer holds
+    // them all: the sweeps after the first round look at these alone (Y only shrinks, and
+    // most in the first round)
+    let mut active: Option<Vec<u64>> = None;
     loop {
         z.clear();
         // W positions with a quiet move into Y (fixed while Z grows), then those with a
@@ -1313,7 +1384,7 @@ fn greatest_trap<S: Slot>(
                 });
             }
             let grew = AtomicBool::new(false);
-            rows.for_each_row(|n, row| {
+            rows.for_each_row_in(active.as_deref(), |n, row| {
                 let n = n.index();
                 if y.get(n) && !z.get(n) && row.iter().all(|&a| zw.get(a.index())) {
                     z.set(n);
@@ -1324,8 +1395,9 @@ fn greatest_trap<S: Slot>(
                 break;
             }
         }
+        // Y becomes Z: the rows in Y and not in Z leave it
         let shrank = AtomicBool::new(false);
-        rows.nodes.par_iter().for_each(|&n| {
+        rows.for_each_row_in(active.as_deref(), |n, _| {
             let n = n.index();
             if y.get(n) && !z.get(n) {
                 y.remove(n);
@@ -1335,6 +1407,7 @@ fn greatest_trap<S: Slot>(
         if !shrank.load(Relaxed) {
             break;
         }
+        active = Some(keep_bits(&rows.nodes, |n| y.get(n)));
     }
     z.clear();
     zw.clear();

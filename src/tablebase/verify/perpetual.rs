@@ -10,7 +10,8 @@ use crate::tablebase::index::DecodeCache;
 /// A successor of a position: whether it is won for the winner being checked, where it
 /// is in this table (None after a capture), whether the move into it checks, and whether
 /// it is 打 (a check, a threat of mate or a chase; asked under `asian` only, and the same
-/// as `checks` otherwise).
+/// as `checks` otherwise). The last two are asked only where a sweep needs them (see
+/// [`Ask`]); elsewhere they are false.
 #[derive(Clone, Copy)]
 struct Child {
     won: bool,
@@ -32,6 +33,39 @@ impl Hit {
         match self {
             Hit::Check => c.checks,
             Hit::Attack => c.attacks,
+        }
+    }
+}
+
+/// What a sweep asks of each move besides where it leads: nothing (the attractor), or
+/// whether it is a hit of the kind given, for the moves into positions not won and (when
+/// `into` is given) in that set. A move into a won position needs no more: every test
+/// looks at `won` first.
+#[derive(Clone, Copy)]
+struct Ask<'b> {
+    hit: Option<Hit>,
+    into: Option<&'b Bits>,
+}
+
+impl Ask<'_> {
+    const WHERE: Ask<'static> = Ask {
+        hit: None,
+        into: None,
+    };
+
+    fn hits(hit: Hit) -> Ask<'static> {
+        Ask {
+            hit: Some(hit),
+            into: None,
+        }
+    }
+
+    /// Whether the move into a position not won is to be classified.
+    fn classify(&self, index: Option<u64>) -> Option<Hit> {
+        let hit = self.hit?;
+        match (self.into, index) {
+            (Some(set), Some(i)) if !set.get(i) => None,
+            _ => Some(hit),
         }
     }
 }
@@ -179,7 +213,7 @@ impl Fixpoint<'_> {
     /// position that escapes only by a capture is looked at in full), with the rules
     /// engine's check test on the board as it would stand (the other general is not
     /// attacked in a legal entry, as that test needs).
-    fn escapes(&self, pos: &Position, at: (u64, &[Square]), list: &mut MoveList) -> bool {
+    fn escapes(&self, pos: &Position, at: (u64, &[Square]), list: &mut MoveList, hit: Hit) -> bool {
         let layout = self.table.layout();
         let won = &self.won[(!pos.turn()).index()];
         list.clear();
@@ -188,8 +222,11 @@ impl Fixpoint<'_> {
         list.iter().any(|&m| {
             pos.piece_at(m.to()).is_none()
                 && legality.move_is_legal(pos, m)
-                && !self.rules.counts(pos, m)
                 && !won.get(super::quiet_child(layout, at, m))
+                && match hit {
+                    Hit::Check => !pos.gives_check(m),
+                    Hit::Attack => !self.rules.counts(pos, m),
+                }
         })
     }
 
@@ -199,6 +236,7 @@ impl Fixpoint<'_> {
         at: (u64, &[Square]),
         out: &mut Vec<Child>,
         list: &mut MoveList,
+        ask: Ask,
     ) -> Result<(), TableError> {
         let layout = self.table.layout();
         let next = !pos.turn();
@@ -209,13 +247,7 @@ impl Fixpoint<'_> {
             if !legality.move_is_legal(pos, m) {
                 continue;
             }
-            // (the rules engine's test on the board as it would stand; the generator plays
-            // the move and asks whether the general is attacked)
-            let checks = pos.gives_check(m);
-            let attacks = checks
-                || self.rules == crate::tablebase::Rules::Asian
-                    && crate::game::threat::is_attack(pos, m);
-            if pos.piece_at(m.to()).is_some() {
+            let (won, index) = if pos.piece_at(m.to()).is_some() {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
                 let v = self.tb.probe(&child)?;
@@ -224,23 +256,42 @@ impl Fixpoint<'_> {
                 } else {
                     v.is_loss()
                 };
-                out.push(Child {
-                    won,
-                    index: None,
-                    checks,
-                    attacks,
-                });
+                (won, None)
             } else {
                 let ci = super::quiet_child(layout, at, m);
-                out.push(Child {
-                    won: self.won[next.index()].get(ci),
-                    index: Some(ci),
-                    checks,
-                    attacks,
-                });
+                (self.won[next.index()].get(ci), Some(ci))
+            };
+            let (mut checks, mut attacks) = (false, false);
+            if let Some(hit) = ask.classify(index).filter(|_| !won) {
+                // (the rules engine's test on the board as it would stand; the generator
+                // plays the move and asks whether the general is attacked)
+                checks = pos.gives_check(m);
+                attacks = checks
+                    || hit == Hit::Attack
+                        && self.rules == crate::tablebase::Rules::Asian
+                        && self.is_attack(pos, m, index);
             }
+            out.push(Child {
+                won,
+                index,
+                checks,
+                attacks,
+            });
         }
         Ok(())
+    }
+
+    /// Whether the move `m` of `pos`, which does not check, is 打 all the same (杀 or 捉),
+    /// `index` the entry of a quiet move's position: a threat of mate is looked for only
+    /// where the mover, to move again there, wins in one ply by the table, whose distances
+    /// the entry-by-entry check has proved already.
+    fn is_attack(&self, pos: &Position, m: Move, index: Option<u64>) -> bool {
+        match index {
+            Some(i) => crate::game::threat::is_attack_knowing(pos, m, |_| {
+                self.table.code_of_checked(pos.turn(), i) == code::decided(1)
+            }),
+            None => crate::game::threat::is_attack(pos, m),
+        }
     }
 
     /// Adds, until nothing changes, the winner's positions with a move into a won one and
@@ -259,7 +310,8 @@ impl Fixpoint<'_> {
                 self.sweep_in(
                     turn,
                     Some(&self.claimed[turn.index()]),
-                    false,
+                    None,
+                    Ask::WHERE,
                     |i, children| {
                         let forced = if turn == self.winner {
                             children.iter().any(|c| c.won)
@@ -281,17 +333,18 @@ impl Fixpoint<'_> {
 }
 
 /// What the trap needs of the position graph: its entries per side, and a sweep that calls
-/// `f` on every position of `turn` not yet won (of `only`, when given) with its successors.
-/// With `cornered`, the sweep may leave out positions with a move that neither checks nor
-/// leads into a won position (the fixpoint finds most of them at a glance, without their
-/// successors).
+/// `f` on every position of `turn` not yet won (of `only`, when given) with its successors,
+/// classified as `ask` says. With `cornered` (a kind of hit), the sweep may leave out
+/// positions with a move that is no such hit and does not lead into a won position (the
+/// fixpoint finds most of them at a glance, without their successors).
 trait Graph: Sync {
     fn size(&self) -> u64;
     fn sweep_in(
         &self,
         turn: Color,
         only: Option<&Bits>,
-        cornered: bool,
+        cornered: Option<Hit>,
+        ask: Ask,
         f: impl Fn(u64, &[Child]) + Sync,
     );
 }
@@ -305,7 +358,8 @@ impl Graph for Fixpoint<'_> {
         &self,
         turn: Color,
         only: Option<&Bits>,
-        cornered: bool,
+        cornered: Option<Hit>,
+        ask: Ask,
         f: impl Fn(u64, &[Child]) + Sync,
     ) {
         let layout = self.table.layout();
@@ -337,11 +391,12 @@ impl Graph for Fixpoint<'_> {
                     let before = on_board.as_ref().map(|b| &b[..n]);
                     pos.replace_placement(layout.pieces(), before, &squares[..n], turn);
                     on_board = Some(*squares);
-                    if cornered && self.escapes(pos, (i, &squares[..n]), list) {
+                    if cornered.is_some_and(|hit| self.escapes(pos, (i, &squares[..n]), list, hit))
+                    {
                         continue;
                     }
                     children.clear();
-                    if let Err(e) = self.children(pos, (i, &squares[..n]), children, list) {
+                    if let Err(e) = self.children(pos, (i, &squares[..n]), children, list, ask) {
                         let mut slot = self.failure.lock().expect("lock");
                         slot.get_or_insert(e);
                         return;
@@ -365,7 +420,7 @@ fn greatest_trap(g: &impl Graph, winner: Color, hit: Hit) -> Bits {
     // only the positions their checks lead to answer
     let y = Bits::new(size);
     let answers = Bits::new(size);
-    g.sweep_in(l, None, true, |i, children| {
+    g.sweep_in(l, None, Some(hit), Ask::hits(hit), |i, children| {
         if children.iter().all(|c| c.won || hit.of(c)) {
             y.set(i);
             for c in children {
@@ -383,7 +438,11 @@ fn greatest_trap(g: &impl Graph, winner: Color, hit: Hit) -> Bits {
         let mut z_count = 0;
         loop {
             zw.clear();
-            g.sweep_in(w, Some(&answers), false, |i, children| {
+            let into_y = Ask {
+                hit: Some(hit),
+                into: Some(&y),
+            };
+            g.sweep_in(w, Some(&answers), None, into_y, |i, children| {
                 let keeps = children.iter().any(|c| {
                     c.won
                         || c.index
@@ -394,7 +453,7 @@ fn greatest_trap(g: &impl Graph, winner: Color, hit: Hit) -> Bits {
                 }
             });
             z_next.clear();
-            g.sweep_in(l, Some(&y), false, |i, children| {
+            g.sweep_in(l, Some(&y), None, Ask::hits(hit), |i, children| {
                 let held = children
                     .iter()
                     .all(|c| c.won || (hit.of(c) && c.index.is_some_and(|d| zw.get(d))));
@@ -432,7 +491,8 @@ mod tests {
             &self,
             turn: Color,
             only: Option<&Bits>,
-            _cornered: bool,
+            _cornered: Option<Hit>,
+            _ask: Ask,
             f: impl Fn(u64, &[Child]) + Sync,
         ) {
             for (i, children) in &self.0[turn.index()] {
