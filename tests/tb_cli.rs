@@ -422,6 +422,11 @@ fn gen_lists_and_builds_a_class_of_endgames() {
         "{}",
         out(&o)
     );
+    assert!(
+        out(&o).contains("0 to build (rules asian), about 0.0 s"),
+        "{}",
+        out(&o)
+    );
     let file = d.0.join("list.txt");
     std::fs::write(&file, out(&o)).unwrap();
     let at = format!("@{}", file.display());

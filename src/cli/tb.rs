@@ -140,6 +140,8 @@ fn entries_arg(text: &str) -> Result<u64, CliError> {
 }
 
 fn duration_text(s: f64) -> String {
+    // (a sum of no estimates is -0.0, which would print as "-0.0 s")
+    let s = if s > 0.0 { s } else { 0.0 };
     if s < 60.0 {
         format!("{s:.1} s")
     } else if s < 3600.0 {

@@ -158,14 +158,14 @@ fn loss_of_goal(lang: Lang, win_goal: bool, now: Outlook) -> String {
         },
         Outlook::RuleLoss(_) => lang
             .pick(
-                "反而要输：只有长将才能守住，而长将作负",
-                "now it loses by the perpetual-check rule",
+                "反而要输：只有棋例禁止的长打才能守住",
+                "now it loses by the repetition rule: only a forbidden perpetual attack would hold",
             )
             .to_string(),
         Outlook::RuleWin(_) => lang
             .pick(
-                "只能凭长将作负的规则取胜，已无杀法",
-                "it wins only by the perpetual-check rule now; the forced mate is gone",
+                "只能凭棋例（对方长打必须变着）取胜，已无杀法",
+                "it wins only by the repetition rule now (the other side's perpetual attack must change); the forced mate is gone",
             )
             .to_string(),
         Outlook::Win(_) | Outlook::NoWin => lang
@@ -448,6 +448,11 @@ mod tests {
         let t = judgement(Lang::Zh, g, &played(Outlook::Loss(45)));
         assert!(t.contains("胜势已失，反而要输：对方23步杀"), "{t}");
         assert!(!t.contains("plies"));
+        // a loss by rule, in words true of both rule sets that judge repetitions
+        let t = judgement(Lang::Zh, g, &played(Outlook::RuleLoss(2)));
+        assert!(t.contains("胜势已失，反而要输：只有棋例禁止的长打才能守住"), "{t}");
+        let t = judgement(Lang::En, g, &played(Outlook::RuleLoss(2)));
+        assert!(t.contains("only a forbidden perpetual attack would hold"), "{t}");
         let slow = Played {
             feedback: Feedback::Good { slower: 2 },
             ..played(Outlook::Win(20))
