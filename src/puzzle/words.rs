@@ -450,9 +450,15 @@ mod tests {
         assert!(!t.contains("plies"));
         // a loss by rule, in words true of both rule sets that judge repetitions
         let t = judgement(Lang::Zh, g, &played(Outlook::RuleLoss(2)));
-        assert!(t.contains("胜势已失，反而要输：只有棋例禁止的长打才能守住"), "{t}");
+        assert!(
+            t.contains("胜势已失，反而要输：只有棋例禁止的长打才能守住"),
+            "{t}"
+        );
         let t = judgement(Lang::En, g, &played(Outlook::RuleLoss(2)));
-        assert!(t.contains("only a forbidden perpetual attack would hold"), "{t}");
+        assert!(
+            t.contains("only a forbidden perpetual attack would hold"),
+            "{t}"
+        );
         let slow = Played {
             feedback: Feedback::Good { slower: 2 },
             ..played(Outlook::Win(20))
