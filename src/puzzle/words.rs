@@ -158,8 +158,8 @@ fn loss_of_goal(lang: Lang, win_goal: bool, now: Outlook) -> String {
         },
         Outlook::RuleLoss(_) => lang
             .pick(
-                "反而要输：只有棋例禁止的长打才能守住",
-                "now it loses by the repetition rule: only a forbidden perpetual attack would hold",
+                "反而要输：按棋例判负",
+                "now it loses by the repetition rule",
             )
             .to_string(),
         Outlook::RuleWin(_) => lang
@@ -448,15 +448,13 @@ mod tests {
         let t = judgement(Lang::Zh, g, &played(Outlook::Loss(45)));
         assert!(t.contains("胜势已失，反而要输：对方23步杀"), "{t}");
         assert!(!t.contains("plies"));
-        // a loss by rule, in words true of both rule sets that judge repetitions
+        // a loss by rule, in words true of both rule sets that judge repetitions (the
+        // reason that follows names the rule)
         let t = judgement(Lang::Zh, g, &played(Outlook::RuleLoss(2)));
-        assert!(
-            t.contains("胜势已失，反而要输：只有棋例禁止的长打才能守住"),
-            "{t}"
-        );
+        assert!(t.contains("胜势已失，反而要输：按棋例判负"), "{t}");
         let t = judgement(Lang::En, g, &played(Outlook::RuleLoss(2)));
         assert!(
-            t.contains("only a forbidden perpetual attack would hold"),
+            t.contains("the win is gone: now it loses by the repetition rule"),
             "{t}"
         );
         let slow = Played {
