@@ -1,6 +1,6 @@
 //! The API called in-process, without a socket: each request goes through the router and
 //! its middleware as a connection's would, and the answer's status and JSON are checked.
-//! (`tests/serve*.rs` drive the real binary over HTTP for what only a socket shows.)
+//! (`tests/it/serve*.rs` drive the real binary over HTTP for what only a socket shows.)
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

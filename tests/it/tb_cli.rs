@@ -1,9 +1,7 @@
 //! `canju gen`, `deps`, `info`, `probe`, `stats`, `verify` driven as a user would,
 //! including damaged table files.
 
-mod common;
-
-use common::canju;
+use crate::common::canju;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

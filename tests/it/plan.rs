@@ -9,9 +9,7 @@
 
 use std::process::{Command, Output};
 
-mod common;
-
-use common::{TempDir, canju};
+use crate::common::{TempDir, canju};
 
 fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -2,13 +2,11 @@
 //! are read, moved by the ordinary rules, shown with a note, searched by the solver and
 //! never indexed by a table.
 
-mod common;
-
 use canju::solver::{Options, Verdict, solve};
 use canju::tablebase::TableError;
 use canju::{Color, Kind, Piece, Position, Setup, Square};
 
-use common::{Rng, TempDir, build_into, canju};
+use crate::common::{Rng, TempDir, build_into, canju};
 
 /// 江湖排局's device: a black 卒 on its own back rank beside the general.
 const BACK_RANK: &str = "3pk4/9/9/R8/9/9/9/9/4A4/4K4 w - - 0 1";

@@ -1,9 +1,7 @@
 //! The library's services called as a program would call them, without the binary: a
 //! puzzle attempt, a checked line, the reports of a table, a build's plan, a solve report,
-//! an import and a training position. The binary's tests (`tests/cli.rs`, `tests/tb_cli.rs`,
-//! `tests/puzzles.rs` …) show the same services through the command line.
-
-mod common;
+//! an import and a training position. The binary's tests (`tests/it/cli.rs`, `tests/it/tb_cli.rs`,
+//! `tests/it/puzzles.rs` …) show the same services through the command line.
 
 use canju::puzzle::attempt::{Attempt, Ending, Hint, Outcome, Status};
 use canju::puzzle::check::check_line;
@@ -13,7 +11,7 @@ use canju::tablebase::plan::Plan;
 use canju::tablebase::{Rules, Tablebase, report};
 use canju::{Color, Material, Position};
 
-use common::{TempDir, build_into};
+use crate::common::{TempDir, build_into};
 
 fn builtin(id: &str) -> Puzzle {
     canju::puzzle::load_builtin()

@@ -3,11 +3,9 @@
 
 use std::process::{Command, Output};
 
-mod common;
-
+use crate::common::TempDir;
 use canju::puzzle::{self, Feedback, Judge};
 use canju::tablebase::Rules;
-use common::TempDir;
 
 fn home() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("canju-home-{}", std::process::id()))

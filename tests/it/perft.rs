@@ -13,7 +13,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let text = include_str!("data/perft.epd");
+    let text = include_str!("../data/perft.epd");
     let mut out = Vec::new();
     for line in text.lines() {
         let line = line.trim();

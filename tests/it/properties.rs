@@ -1,7 +1,7 @@
 //! Property tests: FEN round trips on arbitrary input, un-moves as exact inverses of moves,
 //! and every move written in every notation reading back to itself.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -4,16 +4,16 @@
 //! table must be refused; every bad query gets a 4xx with a JSON body. (FEN text is fuzzed
 //! in `properties.rs`.)
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use crate::common::{TempDir, build_into};
 use canju::game::material::Material;
 use canju::notation::parse_move;
 use canju::tablebase::Table;
 use canju::{Kind, Position};
-use common::{TempDir, build_into};
 use proptest::prelude::*;
 
 /// Text that looks like material names: letters, Chinese piece names, counts, separators,

@@ -19,9 +19,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
-mod common;
-
-use common::{Server, TempDir, build_tables};
+use crate::common::{Server, TempDir, build_tables};
 
 struct Killed(Child);
 

@@ -1,9 +1,9 @@
 //! The generator against independent means: a plain forward fixpoint on small endgames,
 //! facts from the books, the verifier, thread-count determinism, and index bijections.
 
-mod common;
+use crate::common;
 
-use common::{TempDir, build_into};
+use crate::common::{TempDir, build_into};
 
 use std::collections::HashMap;
 

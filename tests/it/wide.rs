@@ -2,13 +2,11 @@
 //! `CANJU_WIDE_FROM`) must give every entry the value the narrow build gives it, verify,
 //! resume after a stop to the same bytes, and refuse damage.
 
-mod common;
-
+use crate::common::{TempDir, canju};
 use canju::game::material::Material;
 use canju::game::piece::Color;
 use canju::tablebase::far::{FarList, key};
 use canju::tablebase::{Rules, Table};
-use common::{TempDir, canju};
 use std::process::{Command, Output};
 
 /// The far list starts at this many plies in the forced builds.

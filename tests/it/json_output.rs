@@ -3,11 +3,9 @@
 //! damaged progress file set aside, a checkpoint resumed), and its standard output must
 //! parse as a single JSON value, with the extra lines on standard error.
 
-mod common;
-
 use std::process::{Command, Output};
 
-use common::TempDir;
+use crate::common::TempDir;
 
 fn canju(home: &TempDir) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_canju"));

@@ -1,14 +1,12 @@
 //! `canju uci` driven as a GUI drives an engine: a conversation over pipes, each answer
 //! waited for line by line.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use common::{TempDir, build_tables};
+use crate::common::{TempDir, build_tables};
 
 /// The engine, its input, and its output lines as they come.
 struct Engine {

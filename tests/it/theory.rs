@@ -4,12 +4,10 @@
 
 use std::collections::HashMap;
 
-mod common;
-
+use crate::common::{TempDir, build_tables as build, canju};
 use canju::tablebase::{Tablebase, Value};
 use canju::theory::{self, Claim, Counts, Level, Lore, Request};
 use canju::{Color, Kind, Position, Square};
-use common::{TempDir, build_tables as build, canju};
 
 /// A FEN from pieces on points (a FEN letter and a point each).
 fn fen_of(pieces: &[(char, Square)], turn: Color) -> String {

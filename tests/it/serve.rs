@@ -7,11 +7,9 @@ use std::net::TcpStream;
 use std::process::Command;
 use std::time::Duration;
 
-mod common;
-
+use crate::common::{Server, TempDir, build_tables as build};
 use canju::Position;
 use canju::tablebase::{Tablebase, Value};
-use common::{Server, TempDir, build_tables as build};
 
 /// One HTTP/1.1 request; the status and the body.
 fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {

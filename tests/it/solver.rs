@@ -2,14 +2,12 @@
 //! the only win, positions with no win within the bound, agreement with the tables on
 //! every move, and the command line.
 
-mod common;
-
 use std::process::Command;
 
+use crate::common::{Rng, TempDir, build_into};
 use canju::solver::{Length, Method, Options, Solution, Solver, Verdict, mate_distance, solve};
 use canju::tablebase::{Tablebase, Value};
 use canju::{Move, Position};
-use common::{Rng, TempDir, build_into};
 use proptest::prelude::*;
 
 fn solved(fen: &str, max_moves: u32, tb: Option<&Tablebase>) -> Solution {
@@ -109,7 +107,7 @@ fn a_quiet_defence_first_against_a_threat_of_mate_in_one() {
 /// line of checks; where it says black threatens mate in one, the threat is real.
 #[test]
 fn compositions_at_their_exact_length_against_the_defenders_threats() {
-    let text = include_str!("../benches/data/shiqingyaqu.txt");
+    let text = include_str!("../../benches/data/shiqingyaqu.txt");
     let (mut wins, mut by_checks, mut threats) = (0, 0, 0);
     let mut solver = Solver::new(16);
     for line in text.lines().filter(|l| !l.starts_with('#')) {
@@ -429,7 +427,7 @@ fn proof_numbers_answer_as_the_depth_first_passes() {
         ));
     }
     // (the compositions of the bench at their exact length and one move more)
-    let text = include_str!("../benches/data/solve.txt");
+    let text = include_str!("../../benches/data/solve.txt");
     for line in text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())

@@ -2,13 +2,11 @@
 //! stop only by checking forever, draws where both sides check (解将还将), and the asian
 //! tables' values against the solver's on positions of small rule-sensitive endgames.
 
-mod common;
-
+use crate::common::{TempDir, build_tables, canju, for_each_position};
 use canju::Position;
 use canju::game::material::Material;
 use canju::solver::{self, History, Method, Options, Verdict};
 use canju::tablebase::{Rules, Tablebase, Value};
-use common::{TempDir, build_tables, canju, for_each_position};
 
 fn options(max_moves: u32, rules: Rules) -> Options {
     let mut o = Options::new(max_moves);

@@ -8,14 +8,12 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{Server, TempDir};
+use crate::common::{Server, TempDir};
 
 /// A search that runs for as long as it is let: the start position, mates within 10 moves.
 const LONG_SOLVE: &str = "/api/solve?fen=rnbakabnr%2F9%2F1c5c1%2Fp1p1p1p1p%2F9%2F9%2FP1P1P1P1P%2F1C5C1%2F9%2FRNBAKABNR%20w&max_moves=10&time=20";
 
-use common::{http as request, http_answer as answer, http_send as send};
+use crate::common::{http as request, http_answer as answer, http_send as send};
 
 /// The server's CPU time over `span`, in clock ticks.
 fn ticks_over(server: &Server, span: Duration) -> u64 {

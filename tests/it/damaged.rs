@@ -2,15 +2,13 @@
 //! body, truncations at many lengths, a zeroed block under `probe`, a damaged sub-table
 //! under `verify` and `gen`, and files of the older format.
 
-mod common;
-
 use std::path::Path;
 
+use crate::common::{TempDir, build_into};
 use canju::game::material::Material;
 use canju::tablebase::format::{self, TableError};
 use canju::tablebase::{Table, Tablebase, verify};
 use canju::{Color, Position};
-use common::{TempDir, build_into};
 
 /// Opens a file as a table of `material` and checks all of it, as `gen` and `verify` do.
 fn open_and_check(path: &Path, material: &str) -> Result<(), TableError> {

@@ -3,11 +3,11 @@
 //! nothing with the generator's staged backward search or the verifier's sweeps but the
 //! rules), hand-picked positions of each kind of cycle, and invariants over every table.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 
-use common::{TempDir, build_tables, canju, for_each_position};
+use crate::common::{TempDir, build_tables, canju, for_each_position};
 
 use canju::game::material::Material;
 use canju::tablebase::diff::{compare, rule_line};
@@ -374,8 +374,8 @@ fn whole_rule_tables_match_zielonka_on_a_small_endgame() {
 
 /// With an advisor, the cannon has a screen of its own and checks, and the rule decides
 /// some positions of 车对炮士 (3.6 million positions: the largest graph here, about 90 s and
-/// 1.9 GB, so it is left out of the suite's time: `cargo test --release --test rules --
-/// --ignored`).
+/// 1.9 GB, so it is left out of the suite's time: `cargo test --release --test it
+/// rules:: -- --ignored`).
 #[test]
 #[ignore = "90 s and 1.9 GB: run with --ignored"]
 fn asian_tables_match_zielonka_with_an_advisor() {

@@ -116,7 +116,7 @@ pub fn random_walk(rng: &mut Rng, mut pos: Position, plies: usize) -> Position {
 
 /// The FENs of the perft suite.
 pub fn perft_fens() -> Vec<String> {
-    include_str!("../data/perft.epd")
+    include_str!("../../data/perft.epd")
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split(';').next().unwrap().trim().to_string())

@@ -3,9 +3,7 @@
 //! cook; a stated draw confirmed by the tables), `canju puzzle import` of compositions
 //! without moves (the solver's line), and the 将死-only stipulation.
 
-mod common;
-
-use common::{TempDir, canju};
+use crate::common::{TempDir, canju};
 
 fn out(o: &std::process::Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()

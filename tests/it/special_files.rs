@@ -5,7 +5,7 @@
 //! collection, at the same time lose nothing and make no duplicate ids; an import judges
 //! each game on its own.
 
-mod common;
+use crate::common;
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, TempDir};
+use crate::common::{Server, TempDir};
 
 fn canju(home: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_canju"));

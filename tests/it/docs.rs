@@ -5,15 +5,13 @@
 //! cannot drift from what canju prints. To rewrite them after a change:
 //!
 //! ```sh
-//! CANJU_UPDATE_DOCS=1 cargo test --release --test docs
+//! CANJU_UPDATE_DOCS=1 cargo test --release --test it docs::
 //! ```
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-
-use common::TempDir;
+use crate::common::TempDir;
 
 /// The sayings the README answers: the saying, the piece of its heatmap, a file name.
 const SHOWN: &[(&str, &str, &str)] = &[
@@ -23,7 +21,7 @@ const SHOWN: &[(&str, &str, &str)] = &[
     ("单马不破双象", "马", "dan-ma"),
 ];
 
-const BEGIN: &str = "<!-- theory:begin (written by tests/docs.rs: CANJU_UPDATE_DOCS=1 cargo test --release --test docs) -->";
+const BEGIN: &str = "<!-- theory:begin (written by tests/it/docs.rs: CANJU_UPDATE_DOCS=1 cargo test --release --test it docs::) -->";
 const END: &str = "<!-- theory:end -->";
 
 fn root() -> PathBuf {
@@ -161,7 +159,7 @@ fn main_job_and_the_readme_theory_section() {
     check(&readme_path, &rewritten, update, &mut stale);
     assert!(
         stale.is_empty(),
-        "out of date: {}; run CANJU_UPDATE_DOCS=1 cargo test --release --test docs",
+        "out of date: {}; run CANJU_UPDATE_DOCS=1 cargo test --release --test it docs::",
         stale.join(", ")
     );
 }

@@ -1,14 +1,12 @@
 //! The binary under hostile use: closed and full output, absurd arguments, special files
 //! where tables should be, damaged headers, and the messages each gets.
 
-mod common;
-
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::TempDir;
+use crate::common::TempDir;
 
 fn canju() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_canju"));
