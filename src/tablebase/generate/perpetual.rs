@@ -635,6 +635,13 @@ impl Retrograde<'_> {
         // does not win by mate (all its captures lose), which is this pass's count until W
         // wins something by rule
         let aside = self.put_aside(l, counted_before)?;
+        if std::env::var_os("CANJU_TRACE").is_some() {
+            eprintln!(
+                "  {l}'s values aside: {} MB; peak so far {} MB",
+                aside.0.iter().map(Vec::len).sum::<usize>() >> 20,
+                crate::system::peak_memory().unwrap_or(0) >> 20,
+            );
+        }
         // W to move, a capture (of one of L's pieces) into a loss by rule of a sub-table
         let captured = AtomicU64::new(0);
         if sub_rules[l.index()] {
@@ -1388,7 +1395,9 @@ fn greatest_trap<S: Slot>(
                 let n = n.index();
                 if y.get(n) && !z.get(n) && row.iter().all(|&a| zw.get(a.index())) {
                     z.set(n);
-                    grew.store(true, Relaxed);
+                    if !grew.load(Relaxed) {
+                        grew.store(true, Relaxed);
+                    }
                 }
             });
             if !grew.load(Relaxed) {
@@ -1401,7 +1410,9 @@ fn greatest_trap<S: Slot>(
             let n = n.index();
             if y.get(n) && !z.get(n) {
                 y.remove(n);
-                shrank.store(true, Relaxed);
+                if !shrank.load(Relaxed) {
+                    shrank.store(true, Relaxed);
+                }
             }
         });
         if !shrank.load(Relaxed) {

@@ -320,7 +320,9 @@ impl Fixpoint<'_> {
                         };
                         if forced {
                             won.set(i);
-                            changed.store(true, Relaxed);
+                            if !changed.load(Relaxed) {
+                                changed.store(true, Relaxed);
+                            }
                         }
                     },
                 );
