@@ -402,6 +402,9 @@ pub struct DiffReport {
     pub examples: Vec<DiffExample>,
 }
 
+/// Candidates looked at for each example shown by [`report`].
+const SHOWN_OF: usize = 4;
+
 /// Compares `m`'s tables in `baseline` (rules none) and `asian` (both built), with up to
 /// `examples` examples of each kind per side to move, each with its line of at most
 /// `max_line` plies.
@@ -414,13 +417,19 @@ pub fn report(
 ) -> Result<DiffReport, TableError> {
     let bt = baseline.table(m)?;
     let at = asian.table(m)?;
-    let diff = compare(&bt, &at, examples)?;
+    // a win by rule has no distance, so a line by the tables may go round a cycle the rule
+    // does not decide (the winner taking a move that wins, but not the way on): of up to
+    // four times as many candidates, the examples whose line ends in the loser's 长打 come
+    // first
+    let diff = compare(&bt, &at, examples.saturating_mul(SHOWN_OF))?;
     let mut out = Vec::new();
     for turn in Color::ALL {
         for (kind, list) in [
             ("draw → win", &diff.win_examples[turn.index()]),
             ("draw → loss", &diff.loss_examples[turn.index()]),
         ] {
+            let loser = if kind == "draw → win" { !turn } else { turn };
+            let first = out.len();
             for &index in list {
                 let Some(pos) = at.layout().position(index, turn) else {
                     continue;
@@ -462,6 +471,13 @@ pub fn report(
                     rule_line: line,
                 });
             }
+            let shows_the_rule = |e: &DiffExample| {
+                e.cycle_kinds()
+                    .is_some_and(|sides| sides.iter().any(|&(c, k)| c == loser && k.is_some()))
+            };
+            // a stable sort: in index order within each group
+            out[first..].sort_by_key(|e| !shows_the_rule(e));
+            out.truncate(first + examples.min(out.len() - first));
         }
     }
     let side = |c: &RuleCounts| DiffSide {
