@@ -6,8 +6,9 @@
 //! phone with taps; then the explorer (its address, back and forward, the rule sets, the
 //! solver, the editor) and the theory tab (counter-examples as boards that open in the
 //! explorer, the heatmap). `.ci/run` installs Chromium and chromedriver (Debian packages
-//! `chromium` and `chromium-driver`); without them this test fails and says so, unless
-//! `CANJU_SKIP_BROWSER=1` asks to skip it (which it prints).
+//! `chromium` and `chromium-driver`); without them this test is skipped and says so, and
+//! under `CANJU_REQUIRE_TOOLS` (which `.ci/run` sets) it fails, unless `CANJU_SKIP_BROWSER`
+//! asks to skip it.
 //!
 //! `CANJU_SCREENSHOTS=DIR` saves a screenshot of each page there (the pictures of docs/api.md).
 
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
+use crate::common;
 use crate::common::{Server, TempDir, build_tables};
 
 struct Killed(Child);
@@ -206,15 +208,10 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
         on_path("chromedriver"),
         on_path("chromium").or_else(|| on_path("chromium-browser")),
     ) else {
-        if std::env::var_os("CANJU_SKIP_BROWSER").is_some() {
-            println!(
-                "SKIPPED: chromium or chromedriver is not installed (CANJU_SKIP_BROWSER is set)"
-            );
-            return;
-        }
-        panic!(
-            "chromium and chromedriver are needed for the browser test: install the Debian packages \
-             chromium and chromium-driver (.ci/run does), or set CANJU_SKIP_BROWSER=1 to skip it"
+        return common::tool_missing(
+            "chromium or chromedriver is not installed",
+            "CANJU_SKIP_BROWSER",
+            "install the Debian packages chromium and chromium-driver (.ci/run does)",
         );
     };
     let dir = TempDir::new("browser");

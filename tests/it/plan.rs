@@ -1,14 +1,16 @@
 //! `canju plan` and `canju gen --no-deps`: the Makefile of a small family, run by make with
 //! two jobs at once, and its Snakefile, checked and run by Snakemake itself, give tables
 //! byte-identical to `canju gen`. `.ci/run` installs make and Snakemake when they are
-//! missing; without them these tests fail and say so, unless `CANJU_SKIP_MAKE=1` or
-//! `CANJU_SKIP_SNAKEMAKE=1` asks to skip them (which they print). `CANJU_SNAKEMAKE` names
+//! missing; without them these tests are skipped and say so, and under
+//! `CANJU_REQUIRE_TOOLS` (which `.ci/run` sets) they fail (`common::tool_missing`;
+//! `CANJU_SKIP_MAKE`, `CANJU_SKIP_SNAKEMAKE` skip them even there). `CANJU_SNAKEMAKE` names
 //! the snakemake program when it is not on the path. The same Snakefile also runs on a
 //! single-node Slurm cluster that `.ci/run` starts (`CANJU_SKIP_SLURM` gives the reason when
 //! it could not).
 
 use std::process::{Command, Output};
 
+use crate::common;
 use crate::common::{TempDir, canju};
 
 fn text(o: &Output) -> String {
@@ -75,11 +77,11 @@ fn a_make_plan_builds_the_same_bytes_as_gen() {
         assert!(plan.contains(&format!("gen {t} --no-deps")), "{t}: {plan}");
     }
     let Ok(make) = Command::new("make").arg("--version").output() else {
-        if std::env::var_os("CANJU_SKIP_MAKE").is_some() {
-            println!("SKIPPED: make is not installed (CANJU_SKIP_MAKE is set)");
-            return;
-        }
-        panic!("make is needed for this test: install it (.ci/run does), or set CANJU_SKIP_MAKE=1");
+        return common::tool_missing(
+            "make is not installed",
+            "CANJU_SKIP_MAKE",
+            "install it (.ci/run does)",
+        );
     };
     assert!(make.status.success());
     let run = Command::new("make")
@@ -132,13 +134,10 @@ fn a_snakemake_plan_asks_for_resources_and_builds_the_same_bytes_as_gen() {
     std::fs::write(&snakefile, &plan).unwrap();
     let program = std::env::var("CANJU_SNAKEMAKE").unwrap_or_else(|_| "snakemake".into());
     let Ok(version) = Command::new(&program).arg("--version").output() else {
-        if std::env::var_os("CANJU_SKIP_SNAKEMAKE").is_some() {
-            println!("SKIPPED: snakemake is not installed (CANJU_SKIP_SNAKEMAKE is set)");
-            return;
-        }
-        panic!(
-            "snakemake is needed for this test: install it (.ci/run does, with pip), name it in \
-             CANJU_SNAKEMAKE, or set CANJU_SKIP_SNAKEMAKE=1"
+        return common::tool_missing(
+            "snakemake is not installed",
+            "CANJU_SKIP_SNAKEMAKE",
+            "install it (.ci/run does, with pip) or name it in CANJU_SNAKEMAKE",
         );
     };
     assert!(version.status.success());
@@ -175,9 +174,8 @@ fn a_snakemake_plan_asks_for_resources_and_builds_the_same_bytes_as_gen() {
 /// the test prints that it is skipped.
 #[test]
 fn a_snakemake_plan_runs_on_a_single_node_slurm_cluster() {
-    if let Ok(why) = std::env::var("CANJU_SKIP_SLURM") {
-        println!("SKIPPED: the Slurm cluster test: {why}");
-        return;
+    if std::env::var_os("CANJU_SKIP_SLURM").is_some() {
+        return common::tool_missing("the Slurm cluster test", "CANJU_SKIP_SLURM", "");
     }
     let sinfo = Command::new("sinfo").args(["-h", "-o", "%P %t"]).output();
     let partition = match &sinfo {
@@ -187,10 +185,13 @@ fn a_snakemake_plan_runs_on_a_single_node_slurm_cluster() {
             .unwrap()
             .trim_end_matches('*')
             .to_string(),
-        _ => panic!(
-            "a Slurm cluster is needed for this test (sinfo: {sinfo:?}): .ci/run starts a \
-             single-node one, or set CANJU_SKIP_SLURM to the reason to skip it"
-        ),
+        _ => {
+            return common::tool_missing(
+                &format!("no Slurm cluster answers (sinfo: {sinfo:?})"),
+                "CANJU_SKIP_SLURM",
+                ".ci/run starts a single-node one",
+            );
+        }
     };
     let dir = TempDir::new("slurm");
     let planned = dir.0.join("planned");
@@ -199,6 +200,13 @@ fn a_snakemake_plan_runs_on_a_single_node_slurm_cluster() {
     let snakefile = dir.0.join("Snakefile");
     std::fs::write(&snakefile, &plan).unwrap();
     let program = std::env::var("CANJU_SNAKEMAKE").unwrap_or_else(|_| "snakemake".into());
+    if Command::new(&program).arg("--version").output().is_err() {
+        return common::tool_missing(
+            "snakemake is not installed",
+            "CANJU_SKIP_SNAKEMAKE",
+            "install it and its Slurm executor plugin (.ci/run does, with pip)",
+        );
+    }
     let o = Command::new(&program)
         .args(["-s", snakefile.to_str().unwrap(), "--executor", "slurm"])
         .args(["--jobs", "2", "--latency-wait", "20"])

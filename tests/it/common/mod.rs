@@ -386,3 +386,28 @@ pub fn http_answer(mut s: std::net::TcpStream) -> (u16, String, String) {
 pub fn http(addr: &str, method: &str, target: &str, body: &str) -> (u16, String, String) {
     http_answer(http_send(addr, method, target, body))
 }
+
+/// What a test does when an outside tool it drives (`what`, with `how` to get it) is
+/// missing. Where the environment variable `skip` is set (`.ci/run` sets it when it could
+/// not install the tool, to the reason or to 1), or on a machine with only Rust, the test
+/// is skipped and says so. Under `CANJU_REQUIRE_TOOLS` (which `.ci/run` sets, having
+/// installed the tools), a missing tool is a failure.
+pub fn tool_missing(what: &str, skip: &str, how: &str) {
+    use std::io::Write;
+    // straight to the terminal: the test harness keeps a passing test's prints to itself
+    let say = |line: String| {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    };
+    if let Ok(why) = std::env::var(skip) {
+        return say(format!("SKIPPED: {what} ({skip}={why})"));
+    }
+    if std::env::var_os("CANJU_REQUIRE_TOOLS").is_some() {
+        panic!(
+            "{what}: {how}; CANJU_REQUIRE_TOOLS is set, so a missing tool fails the test \
+             (set {skip}=1 to skip it)"
+        );
+    }
+    say(format!(
+        "SKIPPED: {what}: {how} (CANJU_REQUIRE_TOOLS=1 makes this a failure)"
+    ));
+}
