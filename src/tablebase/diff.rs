@@ -407,7 +407,8 @@ const SHOWN_OF: usize = 4;
 
 /// Compares `m`'s tables in `baseline` (rules none) and `asian` (both built), with up to
 /// `examples` examples of each kind per side to move, each with its line of at most
-/// `max_line` plies.
+/// `max_line` plies: of [`SHOWN_OF`] times as many candidates, those whose line ends in the
+/// loser's 长将 or 长打 first.
 pub fn report(
     baseline: &Tablebase,
     asian: &Tablebase,
@@ -424,11 +425,10 @@ pub fn report(
     let diff = compare(&bt, &at, examples.saturating_mul(SHOWN_OF))?;
     let mut out = Vec::new();
     for turn in Color::ALL {
-        for (kind, list) in [
-            ("draw → win", &diff.win_examples[turn.index()]),
-            ("draw → loss", &diff.loss_examples[turn.index()]),
+        for (kind, list, loser) in [
+            ("draw → win", &diff.win_examples[turn.index()], !turn),
+            ("draw → loss", &diff.loss_examples[turn.index()], turn),
         ] {
-            let loser = if kind == "draw → win" { !turn } else { turn };
             let first = out.len();
             for &index in list {
                 let Some(pos) = at.layout().position(index, turn) else {

@@ -524,6 +524,25 @@ fn a_perpetual_chase_loses_under_the_whole_rule() {
         };
         assert_eq!(*kind, want, "ply {k}: {:?}", line.moves);
     }
+    // diff's examples: each line ends in the loser's 长打 (a line by the tables alone may go
+    // round a cycle nobody attacks in, as two of the first four here did)
+    let report = canju::tablebase::diff::report(&check_only, &asian, m, 2, 60).unwrap();
+    assert_eq!(report.examples.len(), 4);
+    for e in &report.examples {
+        let loser = if e.kind == "draw → win" {
+            !e.position.turn()
+        } else {
+            e.position.turn()
+        };
+        let sides = e
+            .cycle_kinds()
+            .unwrap_or_else(|| panic!("{}: no cycle", e.fen));
+        assert!(
+            sides.iter().any(|&(c, k)| c == loser && k.is_some()),
+            "{}: {sides:?}",
+            e.fen
+        );
+    }
 }
 
 #[test]
