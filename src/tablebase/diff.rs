@@ -419,9 +419,7 @@ pub fn report(
     let bt = baseline.table(m)?;
     let at = asian.table(m)?;
     // a win by rule has no distance, so a line by the tables may go round a cycle the rule
-    // does not decide (the winner taking a move that wins, but not the way on): of up to
-    // four times as many candidates, the examples whose line ends in the loser's 长打 come
-    // first
+    // does not decide (the winner taking a move that wins, but not the way on)
     let diff = compare(&bt, &at, examples.saturating_mul(SHOWN_OF))?;
     let mut out = Vec::new();
     for turn in Color::ALL {

@@ -1,6 +1,5 @@
-//! The integration tests, one binary (a binary each would be compiled and linked with the
-//! release profile's LTO thirty times over): each module drives the library or the real
-//! `canju` binary.
+//! The integration tests, one binary (a binary each, 27 of them, would each be linked with
+//! the release profile's LTO): each module drives the library or the real `canju` binary.
 
 mod common;
 

@@ -631,11 +631,12 @@ impl Retrograde<'_> {
             return Ok(());
         }
         let started = std::time::Instant::now();
+        let trace = std::env::var_os("CANJU_TRACE").is_some();
         // a position counted by the mate search holds its count of moves into positions W
         // does not win by mate (all its captures lose), which is this pass's count until W
         // wins something by rule
         let aside = self.put_aside(l, counted_before)?;
-        if std::env::var_os("CANJU_TRACE").is_some() {
+        if trace {
             eprintln!(
                 "  {l}'s values aside: {} MB; peak so far {} MB",
                 aside.0.iter().map(Vec::len).sum::<usize>() >> 20,
@@ -675,7 +676,6 @@ impl Retrograde<'_> {
             chases: Vec::new(),
         };
         let mut stage = 0;
-        let trace = std::env::var_os("CANJU_TRACE").is_some();
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
         let t = std::time::Instant::now();
         work.dirty.clear();
