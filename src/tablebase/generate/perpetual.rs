@@ -45,8 +45,15 @@ use crate::tablebase::bits::Bits;
 // bytes hold the pass's own state:
 /// Not drawn when the pass began: the value kept aside stands.
 const SETTLED: u8 = 0;
-/// Drawn, with 1..=MAX_OPEN moves not yet known to lose.
-const MAX_OPEN: u8 = 199;
+/// Drawn, with 1..=MAX_OPEN moves not yet known to lose; plus [`CAND`] or [`CHECK_CAND`]
+/// when a candidate for a trap.
+const MAX_OPEN: u8 = 63;
+/// In a drawn position's byte: a candidate for a trap, every move that is no hit loses.
+const CAND: u8 = 64;
+/// In a drawn position's byte: a candidate for a trap of perpetual check, every move that
+/// does not check loses (under `asian`, where a hit need not check; such a position is a
+/// candidate too).
+const CHECK_CAND: u8 = 128;
 /// Drawn, and a capture escapes into a position that does not lose: never forced.
 const NEVER: u8 = 200;
 /// Lost by rule at level k: `LOST + k`.
@@ -56,6 +63,7 @@ const LOST: u8 = 201;
 const MATES_NEXT: u8 = u8::MAX - 2;
 /// Drawn, its moves not counted yet.
 const TO_COUNT: u8 = u8::MAX - 1;
+const _: () = assert!(CHECK_CAND + MAX_OPEN < NEVER);
 const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < MATES_NEXT as u32);
 
 /// Entries per block of the values kept aside.
@@ -73,22 +81,32 @@ fn won(c: u8) -> bool {
 /// still all come to lose.
 #[inline]
 fn open(c: u8) -> bool {
-    (1..=MAX_OPEN).contains(&c)
+    c <= CHECK_CAND + MAX_OPEN && c & MAX_OPEN != 0
 }
 
-/// What a winner's stages need besides the values: two sets of the loser's entries (the
+/// Whether a loser's byte (during the winner's stages) is a candidate for a trap.
+#[inline]
+fn is_cand(c: u8) -> bool {
+    c & (CAND | CHECK_CAND) != 0
+}
+
+/// Whether a loser's byte (during the winner's stages) is a candidate for a trap of
+/// perpetual check.
+#[inline]
+fn is_check_cand(c: u8) -> bool {
+    c & CHECK_CAND != 0
+}
+
+/// What a winner's stages need besides the values: a set of each side's entries (the
 /// solver's two `found` sets serve as the frontiers).
 struct Work {
-    /// L-to-move positions where every move that does not check loses (only grows).
-    cand: Bits,
     /// L-to-move positions one of whose moves that do not check newly lost; between the
     /// candidates' update and the next attractor, the trap (the fixpoint's Y while it is
     /// computed).
     dirty: Bits,
-    /// Under the whole 长打 rule (`asian`), where `cand` holds the positions whose every move
-    /// that is not 打 loses: those whose every move that does not check loses (the
-    /// candidates for a trap of perpetual check; only grows). Empty otherwise.
-    cand_check: Bits,
+    /// W-to-move positions whose moves into candidates [`WMoves`] lists (kept from stage to
+    /// stage of one winner).
+    listed: Bits,
 }
 
 /// The candidates for a trap, each with the drawn W positions its quiet moves lead to
@@ -282,7 +300,7 @@ impl<S: Slot> Rows<S> {
             self.adj.extend_from_slice(&part.adj);
             copied += part.adj.len() + part.nodes.len();
             drop(part);
-            if copied * std::mem::size_of::<S>() >= 4 << 20 {
+            if copied * std::mem::size_of::<S>() >= GIVE_BACK_EVERY {
                 give_back_freed_memory();
                 copied = 0;
             }
@@ -336,10 +354,9 @@ fn bit(words: &[u64], k: usize) -> bool {
 }
 
 /// The moves of the W positions the candidates' checks lead to into candidates, as
-/// (W position, candidate) pairs, those that do not check and those that do, and those W
-/// positions in index order. Kept from stage to stage of one winner like [`Rows`].
+/// (W position, candidate) pairs, by kind; those W positions are [`Work::listed`]. Kept
+/// from stage to stage of one winner like [`Rows`].
 struct WMoves<S> {
-    nodes: Vec<S>,
     /// Moves that are no hit: no check, and under `asian` not 打 either.
     quiet: Vec<(S, S)>,
     checks: Vec<(S, S)>,
@@ -347,17 +364,60 @@ struct WMoves<S> {
     chases: Vec<(S, S)>,
 }
 
-impl<S> WMoves<S> {
+/// How many parts [`Retrograde::update_w_moves`] gathers the new moves in, one after the
+/// other: each part is held twice over (gathered, and copied) for a moment.
+const MOVE_BATCHES: usize = 8;
+
+impl<S: Copy> WMoves<S> {
+    /// Gives back the room its lists grew beyond what they hold.
+    fn shrink(&mut self) {
+        self.quiet.shrink_to_fit();
+        self.checks.shrink_to_fit();
+        self.chases.shrink_to_fit();
+    }
+
+    /// Adds the moves gathered by several threads.
+    fn add(&mut self, parts: Vec<MovePairs<S>>) {
+        // exactly the room the lists need: growth by doubling would hold up to twice that
+        self.quiet
+            .reserve_exact(parts.iter().map(|a| a.0.len()).sum());
+        self.checks
+            .reserve_exact(parts.iter().map(|a| a.1.len()).sum());
+        self.chases
+            .reserve_exact(parts.iter().map(|a| a.2.len()).sum());
+        // the parts' memory goes back to the system as they are copied
+        let mut copied = 0;
+        for (quiet, checks, chases) in parts {
+            self.quiet.extend_from_slice(&quiet);
+            self.checks.extend_from_slice(&checks);
+            self.chases.extend_from_slice(&chases);
+            copied += quiet.len() + checks.len() + chases.len();
+            drop((quiet, checks, chases));
+            if copied * std::mem::size_of::<(S, S)>() >= GIVE_BACK_EVERY {
+                give_back_freed_memory();
+                copied = 0;
+            }
+        }
+        give_back_freed_memory();
+    }
+
     /// The memory its vectors hold.
     fn bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<S>()
-            + (self.quiet.capacity() + self.checks.capacity() + self.chases.capacity())
-                * std::mem::size_of::<(S, S)>()
+        (self.quiet.capacity() + self.checks.capacity() + self.chases.capacity())
+            * std::mem::size_of::<(S, S)>()
     }
 }
 
 /// Quiet moves and checks into candidates, gathered by one thread.
 type MovePairs<S> = (Vec<(S, S)>, Vec<(S, S)>, Vec<(S, S)>);
+
+/// The pairs gathered, without their room to grow.
+fn compact_pairs<S>(mut pairs: MovePairs<S>) -> MovePairs<S> {
+    pairs.0.shrink_to_fit();
+    pairs.1.shrink_to_fit();
+    pairs.2.shrink_to_fit();
+    pairs
+}
 
 /// What a chunk of a parallel pass gathers, made compact as soon as the chunk is done (so
 /// that the chunks' growth room is never held all at once).
@@ -403,12 +463,11 @@ impl Retrograde<'_> {
         red_done: bool,
         checkpoint: &dyn Fn(super::Phase) -> Result<(), TableError>,
     ) -> Result<(), TableError> {
+        map_large_allocations();
         let size = self.layout.size();
-        let both = if self.rules == Rules::Asian { size } else { 0 };
         let work = Work {
-            cand: Bits::new(size),
             dirty: Bits::new(size),
-            cand_check: Bits::new(both),
+            listed: Bits::new(size),
         };
         // a capture can only reach a verdict by rule where its sub-table holds some: which
         // colours' pieces, when taken, lead there
@@ -670,7 +729,6 @@ impl Retrograde<'_> {
         frontier_w.clear();
         let mut rows = Rows::<S>::new();
         let mut w_moves = WMoves::<S> {
-            nodes: Vec::new(),
             quiet: Vec::new(),
             checks: Vec::new(),
             chases: Vec::new(),
@@ -679,15 +737,15 @@ impl Retrograde<'_> {
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
         let t = std::time::Instant::now();
         work.dirty.clear();
-        work.cand.clear();
+        work.listed.clear();
         // Every counter is needed once a win of this pass is walked back from. When W
         // wins nothing yet, that may never happen: count lazily then.
         let wins_some = captured.load(Relaxed) > 0
             || self.values[w.index()]
                 .par_iter()
                 .any(|c| code::wins(c.load(Relaxed)));
-        let (zeros, mut fresh) =
-            self.count_moves::<S>(w, work, frontier_l, wins_some, counted_before);
+        give_back_freed_memory();
+        let (zeros, mut fresh) = self.count_moves::<S>(w, frontier_l, wins_some, counted_before);
         self.check_failed()?;
         let mut counted = wins_some;
         if zeros > 0 || captured.load(Relaxed) > 0 {
@@ -852,7 +910,6 @@ impl Retrograde<'_> {
     fn count_moves<S: Slot>(
         &self,
         w: Color,
-        work: &Work,
         frontier: &Bits,
         eager: bool,
         counted_before: bool,
@@ -876,15 +933,17 @@ impl Retrograde<'_> {
                     zeros.fetch_add(1, Relaxed);
                 }
                 Some(o) => {
-                    cell.store(o.count, Relaxed);
-                    if self.rules == Rules::Asian && !o.check_escape {
-                        work.cand_check.set(i);
-                    }
-                    if !o.quiet_escape {
-                        work.cand.set(i);
-                        if !o.loser_wins {
-                            rows.push(i, &s.row);
-                        }
+                    let check_cand = self.rules == Rules::Asian && !o.check_escape;
+                    let cand = if check_cand {
+                        CHECK_CAND
+                    } else if !o.quiet_escape {
+                        CAND
+                    } else {
+                        0
+                    };
+                    cell.store(o.count | cand, Relaxed);
+                    if cand != 0 && !o.loser_wins {
+                        rows.push(i, &s.row);
                     }
                 }
             }
@@ -1003,13 +1062,12 @@ impl Retrograde<'_> {
         let l = !w;
         let asian = self.rules == Rules::Asian;
         let rows = self.fold_members(&work.dirty, Rows::new, |s, i, rows| {
-            let is_cand = work.cand.get(i);
+            let cell = &self.values[l.index()][i as usize];
+            let c = cell.load(Relaxed);
+            let is_cand = is_cand(c);
             // under `asian`, a candidate may still become one of perpetual check
-            let is_check_cand = !asian || work.cand_check.get(i);
-            if is_cand && is_check_cand
-                || !open(self.values[l.index()][i as usize].load(Relaxed))
-                || !self.set_up(s, i, l)
-            {
+            let is_check_cand = !asian || is_check_cand(c);
+            if is_cand && is_check_cand || !open(c) || !self.set_up(s, i, l) {
                 return;
             }
             // a move into a position not won that is no hit; one that does not check
@@ -1039,13 +1097,12 @@ impl Retrograde<'_> {
                 true
             });
             if !check_escapes {
-                work.cand_check.set(i);
+                cell.store(c & MAX_OPEN | CHECK_CAND, Relaxed);
+            } else if !escapes {
+                cell.store(c & MAX_OPEN | CAND, Relaxed);
             }
-            if !escapes {
-                work.cand.set(i);
-                if !loser_wins {
-                    rows.push(i, &row);
-                }
+            if !escapes && !loser_wins {
+                rows.push(i, &row);
             }
             s.row = row;
         });
@@ -1101,10 +1158,11 @@ impl Retrograde<'_> {
                     let mut c = cell.load(Relaxed);
                     debug_assert_ne!(c, TO_COUNT, "counted before any walk");
                     while open(c) {
-                        let next = if c == 1 { lost } else { c - 1 };
+                        let last = c & MAX_OPEN == 1;
+                        let next = if last { lost } else { c - 1 };
                         match cell.compare_exchange(c, next, Relaxed, Relaxed) {
                             Ok(_) => {
-                                if c == 1 {
+                                if last {
                                     frontier_l.set(p);
                                 } else if quiet {
                                     work.dirty.set(p);
@@ -1148,9 +1206,8 @@ impl Retrograde<'_> {
         // the W positions the candidates' checks lead to, and their moves into candidates
         zw.clear();
         rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
-        let w_nodes = self.members::<S>(zw);
         let t = std::time::Instant::now();
-        self.update_w_moves(w, w_moves, w_nodes, &rows.nodes[first_new..], y, zw);
+        self.update_w_moves(w, w_moves, &rows.nodes[first_new..], y, zw, &work.listed);
         let t_moves = t.elapsed().as_secs_f64();
         let mut sweeps = 0;
         let tt = std::time::Instant::now();
@@ -1158,8 +1215,9 @@ impl Retrograde<'_> {
             // the trap of perpetual check (长将: whatever the winner's answers attack, as long
             // as they do not all check), among the candidates whose every move that does not
             // check loses
+            let cells = self.values[l.index()];
             rows.nodes.par_iter().for_each(|&n| {
-                if !work.cand_check.get(n.index()) {
+                if !is_check_cand(cells[n.index() as usize].load(Relaxed)) {
                     y.remove(n.index());
                 }
             });
@@ -1229,55 +1287,57 @@ impl Retrograde<'_> {
     }
 
     /// Brings the W positions' moves into candidates up to date for this stage's W
-    /// positions `w_nodes` (in index order) and candidates `y` (`fresh` the new ones):
-    /// drops the moves of positions decided or no longer reached and the moves into
-    /// positions no longer candidates; adds, by move generation, the moves of the W
-    /// positions new in the list, and, walking back from the new candidates, the moves
-    /// into them of the positions already listed. `marks` (W to move) is left clear.
+    /// positions `reached` and candidates `y` (`fresh` the new ones): drops the moves of
+    /// positions decided or no longer reached and the moves into positions no longer
+    /// candidates; adds, by move generation, the moves of the W positions not `listed`
+    /// before, and, walking back from the new candidates, the moves into them of the
+    /// positions already listed. `listed` becomes `reached`; `reached` is left clear.
     fn update_w_moves<S: Slot>(
         &self,
         w: Color,
         w_moves: &mut WMoves<S>,
-        w_nodes: Vec<S>,
         fresh: &[S],
         y: &Bits,
-        marks: &Bits,
+        reached: &Bits,
+        listed: &Bits,
     ) {
         let l = !w;
-        // the positions still listed, one bit each
-        marks.clear();
-        w_nodes.par_iter().for_each(|&p| marks.set(p.index()));
-        let keep = |&(p, d): &(S, S)| marks.get(p.index()) && y.get(d.index());
+        let keep = |&(p, d): &(S, S)| reached.get(p.index()) && y.get(d.index());
         w_moves.quiet.retain(keep);
         w_moves.checks.retain(keep);
         w_moves.chases.retain(keep);
-        let old = std::mem::take(&mut w_moves.nodes);
-        let is_old = |p: u64| old.binary_search(&S::of(p)).is_ok();
-        let forward = w_nodes.par_chunks(4096).map_init(Scratch::new, |s, chunk| {
+        w_moves.shrink();
+        // by groups of 64 words: the positions reached and not listed
+        let words = reached.0.len();
+        let forward = |s: &mut Scratch, g: usize| {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
-            for &p in chunk {
-                let p = p.index();
-                if is_old(p) || !self.set_up(s, p, w) {
-                    continue;
-                }
-                self.each_quiet_move(s, p, |s, m, child| {
-                    if y.get(child) {
-                        let pair = (S::of(p), S::of(child));
-                        if self.gives_check(s, m) {
-                            out.1.push(pair);
-                        } else if self.chases(s, m, child, w) {
-                            out.2.push(pair);
-                        } else {
-                            out.0.push(pair);
-                        }
+            for k in g * 64..((g + 1) * 64).min(words) {
+                let mut word = reached.0[k].load(Relaxed) & !listed.0[k].load(Relaxed);
+                while word != 0 {
+                    let p = k as u64 * 64 + word.trailing_zeros() as u64;
+                    word &= word - 1;
+                    if !self.set_up(s, p, w) {
+                        continue;
                     }
-                    true
-                });
+                    self.each_quiet_move(s, p, |s, m, child| {
+                        if y.get(child) {
+                            let pair = (S::of(p), S::of(child));
+                            if self.gives_check(s, m) {
+                                out.1.push(pair);
+                            } else if self.chases(s, m, child, w) {
+                                out.2.push(pair);
+                            } else {
+                                out.0.push(pair);
+                            }
+                        }
+                        true
+                    });
+                }
             }
-            out
-        });
+            compact_pairs(out)
+        };
         let parents_w = self.values[w.index()];
-        let backward = fresh.par_chunks(4096).map_init(Scratch::new, |s, chunk| {
+        let backward = |s: &mut Scratch, chunk: &[S]| {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &d in chunk {
                 let d = d.index();
@@ -1289,7 +1349,7 @@ impl Retrograde<'_> {
                 let check = s.pos.in_check_against(l, self.attackers[w.index()]);
                 let found = self.collect_parents(s, d, l, parents_w);
                 for (k, &p) in found.iter().enumerate() {
-                    if marks.get(p) && is_old(p) {
+                    if reached.get(p) && listed.get(p) {
                         let pair = (S::of(p), S::of(d));
                         if check {
                             out.1.push(pair);
@@ -1309,42 +1369,28 @@ impl Retrograde<'_> {
                 }
                 s.parents = found;
             }
-            out
-        });
-        let added: Vec<MovePairs<S>> = forward.chain(backward).collect();
-        // exactly the room the lists need: growth by doubling would hold up to twice that
-        let room = |v: &mut Vec<(S, S)>, more: usize| {
-            v.shrink_to_fit();
-            v.reserve_exact(more);
+            compact_pairs(out)
         };
-        room(&mut w_moves.quiet, added.iter().map(|a| a.0.len()).sum());
-        room(&mut w_moves.checks, added.iter().map(|a| a.1.len()).sum());
-        room(&mut w_moves.chases, added.iter().map(|a| a.2.len()).sum());
-        for (quiet, checks, chases) in added {
-            w_moves.quiet.extend(quiet);
-            w_moves.checks.extend(checks);
-            w_moves.chases.extend(chases);
+        // a part at a time, so that the moves gathered are not held twice over for long
+        let groups = words.div_ceil(64);
+        let per = groups.div_ceil(MOVE_BATCHES).max(1);
+        for first in (0..groups).step_by(per) {
+            w_moves.add(
+                (first..(first + per).min(groups))
+                    .into_par_iter()
+                    .map_init(Scratch::new, forward)
+                    .collect(),
+            );
         }
-        w_moves.nodes = w_nodes;
-        marks.clear();
-    }
-
-    /// The members of a set, in index order.
-    fn members<S: Slot>(&self, bits: &Bits) -> Vec<S> {
-        bits.0
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(w, word)| {
-                let mut word = word.load(Relaxed);
-                let mut out = Vec::new();
-                while word != 0 {
-                    let i = w as u64 * 64 + word.trailing_zeros() as u64;
-                    word &= word - 1;
-                    out.push(S::of(i));
-                }
-                out
-            })
-            .collect()
+        for part in fresh.chunks(fresh.len().div_ceil(MOVE_BATCHES).max(1)) {
+            w_moves.add(
+                part.par_chunks(4096)
+                    .map_init(Scratch::new, backward)
+                    .collect(),
+            );
+        }
+        listed.copy_from(reached);
+        reached.clear();
     }
 }
 
@@ -1423,6 +1469,28 @@ fn greatest_trap<S: Slot>(
     z.clear();
     zw.clear();
     sweeps
+}
+
+/// How many bytes of parts are copied into a whole between two calls of
+/// [`give_back_freed_memory`]: what the copy holds twice over at most.
+const GIVE_BACK_EVERY: usize = 1 << 20;
+
+/// Asks the allocator to map every allocation of a megabyte or more on its own: such a
+/// block then goes back to the system as soon as it is freed, and grows in place, where
+/// glibc would otherwise, after the first large block freed, serve the pass's large
+/// vectors from its heap and copy them to grow them (holding both for a while).
+fn map_large_allocations() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn mallopt(param: i32, value: i32) -> i32;
+        }
+        const M_MMAP_THRESHOLD: i32 = -3;
+        // SAFETY: mallopt only changes the allocator's policy for later allocations.
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 1 << 20);
+        }
+    }
 }
 
 /// Asks the allocator to return the memory freed so far to the system: the candidates' rows
