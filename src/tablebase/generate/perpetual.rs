@@ -184,6 +184,7 @@ impl<S: Slot> Rows<S> {
     }
 
     /// Calls `f` with each row's node and entries, in parallel by groups of rows.
+    #[cfg(test)]
     fn for_each_row(&self, f: impl Fn(S, &[S]) + Sync) {
         self.start.par_iter().enumerate().for_each(|(g, &at)| {
             let mut at = at as usize;
@@ -195,30 +196,50 @@ impl<S: Slot> Rows<S> {
         });
     }
 
-    /// Calls `f` with the node and entries of each row whose bit is set in `only` (a word
-    /// per group of [`ROW_GROUP`] rows; every row when None), in parallel by groups.
-    fn for_each_row_in(&self, only: Option<&[u64]>, f: impl Fn(S, &[S]) + Sync) {
-        let Some(words) = only else {
-            return self.for_each_row(f);
-        };
+    /// Calls `f` with the bit, node and entries of each row of group `g` (its entries
+    /// starting at `at`) whose bit is set in `word`.
+    #[inline]
+    fn walk_group(&self, g: usize, at: u32, word: u64, mut f: impl FnMut(u32, S, &[S])) {
+        let base = g * ROW_GROUP;
+        let (mut left, mut at, mut k) = (word, at as usize, base);
+        while left != 0 {
+            let bit = left.trailing_zeros();
+            left &= left - 1;
+            let next = base + bit as usize;
+            at += self.len[k..next].iter().map(|&l| l as usize).sum::<usize>();
+            let end = at + self.len[next] as usize;
+            f(bit, self.nodes[next], &self.adj[at..end]);
+            at = end;
+            k = next + 1;
+        }
+    }
+
+    /// Calls `f` with the node and entries of each row whose bit is set in `words` (a word
+    /// per group of [`ROW_GROUP`] rows), in parallel by groups.
+    fn for_each_row_in(&self, words: &[u64], f: impl Fn(S, &[S]) + Sync) {
         self.start.par_iter().enumerate().for_each(|(g, &at)| {
-            let mut word = words[g];
-            if word == 0 {
-                return;
-            }
-            let base = g * ROW_GROUP;
-            let mut at = at as usize;
-            let mut k = base;
-            while word != 0 {
-                let next = base + word.trailing_zeros() as usize;
-                word &= word - 1;
-                at += self.len[k..next].iter().map(|&l| l as usize).sum::<usize>();
-                let end = at + self.len[next] as usize;
-                f(self.nodes[next], &self.adj[at..end]);
-                at = end;
-                k = next + 1;
-            }
+            self.walk_group(g, at, words[g], |_, n, row| f(n, row));
         });
+    }
+
+    /// Calls `f` with the node and entries of each row whose bit is set in `words`, in
+    /// parallel by groups, and clears the bits of the rows for which it returns true;
+    /// returns whether it did for any.
+    fn sweep_rows(&self, words: &mut [u64], f: impl Fn(S, &[S]) -> bool + Sync) -> bool {
+        self.start
+            .par_iter()
+            .zip(words.par_iter_mut())
+            .enumerate()
+            .map(|(g, (&at, word))| {
+                let before = *word;
+                self.walk_group(g, at, before, |bit, n, row| {
+                    if f(n, row) {
+                        *word &= !(1 << bit);
+                    }
+                });
+                *word != before
+            })
+            .reduce(|| false, |a, b| a || b)
     }
 
     /// Sets the groups' starts from the lengths.
@@ -1396,7 +1417,7 @@ impl Retrograde<'_> {
 
 /// The trap's fixpoint νY. μZ on the candidates' graph: `rows` are L's candidates, each
 /// with the W positions its checks lead to; `quiet` and `checks` are W's moves from those
-/// into candidates, as (W position, candidate) pairs, that do not check and that do. `y`
+/// into candidates, as (W position, candidate) pairs, that do not check and that do . `y`
 /// holds the candidates on entry and the trap on return: the greatest set from which W
 /// answers every check of L, within finitely many checks of its own (Z), with a move that
 /// does not check back into the set. Where W can answer only by checking, forever (both
@@ -1411,10 +1432,8 @@ fn greatest_trap<S: Slot>(
     zw: &Bits,
 ) -> u64 {
     let mut sweeps = 0;
-    // the rows still in Y, a bit each (a word per group of rows), once Y no longer holds
-    // them all: the sweeps after the first round look at these alone (Y only shrinks, and
-    // most in the first round)
-    let mut active: Option<Vec<u64>> = None;
+    // the rows in Y, a bit each (a word per group of rows): Y only shrinks
+    let mut in_y = keep_bits(&rows.nodes, |n| y.get(n));
     loop {
         z.clear();
         // W positions with a quiet move into Y (fixed while Z grows), then those with a
@@ -1427,44 +1446,36 @@ fn greatest_trap<S: Slot>(
                 }
             });
         }
+        // the rows of Y not in Z yet: the only ones a sweep looks at
+        let mut outside = in_y.clone();
         loop {
             sweeps += 1;
             for checks in checks {
                 checks.par_iter().for_each(|&(p, d)| {
-                    if y.get(d.index()) && z.get(d.index()) {
+                    if z.get(d.index()) && y.get(d.index()) {
                         zw.set(p.index());
                     }
                 });
             }
-            let grew = AtomicBool::new(false);
-            rows.for_each_row_in(active.as_deref(), |n, row| {
-                let n = n.index();
-                if y.get(n) && !z.get(n) && row.iter().all(|&a| zw.get(a.index())) {
-                    z.set(n);
-                    if !grew.load(Relaxed) {
-                        grew.store(true, Relaxed);
-                    }
+            let grew = rows.sweep_rows(&mut outside, |n, row| {
+                let joins = row.iter().all(|&a| zw.get(a.index()));
+                if joins {
+                    z.set(n.index());
                 }
+                joins
             });
-            if !grew.load(Relaxed) {
+            if !grew {
                 break;
             }
         }
         // Y becomes Z: the rows in Y and not in Z leave it
-        let shrank = AtomicBool::new(false);
-        rows.for_each_row_in(active.as_deref(), |n, _| {
-            let n = n.index();
-            if y.get(n) && !z.get(n) {
-                y.remove(n);
-                if !shrank.load(Relaxed) {
-                    shrank.store(true, Relaxed);
-                }
-            }
-        });
-        if !shrank.load(Relaxed) {
+        if outside.iter().all(|&w| w == 0) {
             break;
         }
-        active = Some(keep_bits(&rows.nodes, |n| y.get(n)));
+        rows.for_each_row_in(&outside, |n, _| y.remove(n.index()));
+        for (a, b) in in_y.iter_mut().zip(&outside) {
+            *a &= !b;
+        }
     }
     z.clear();
     zw.clear();
@@ -1649,5 +1660,30 @@ mod tests {
         rows.prune(0, |n| n % 2 == 0, |_| true);
         expected.retain(|(n, _)| n % 2 == 0);
         check(&rows, &expected);
+        // the rows chosen by a bit each, walked and swept: the sweep clears the bits of
+        // the rows its test passes, and only those
+        let chosen = |k: usize| k % 3 != 1;
+        let mut words = vec![0u64; expected.len().div_ceil(ROW_GROUP)];
+        for k in (0..expected.len()).filter(|&k| chosen(k)) {
+            words[k / 64] |= 1 << (k % 64);
+        }
+        let walked = std::sync::Mutex::new(Vec::new());
+        rows.for_each_row_in(&words, |n, row| {
+            walked.lock().unwrap().push((n, row.to_vec()))
+        });
+        let mut walked = walked.into_inner().unwrap();
+        walked.sort();
+        let want: Vec<(u32, Vec<u32>)> = (0..expected.len())
+            .filter(|&k| chosen(k))
+            .map(|k| expected[k].clone())
+            .collect();
+        assert_eq!(walked, want);
+        let passes = |n: u32, row: &[u32]| row.len().is_multiple_of(2) && n.is_multiple_of(4);
+        assert!(rows.sweep_rows(&mut words, |n, row| passes(n, row)));
+        for (k, (n, row)) in expected.iter().enumerate() {
+            let set = words[k / 64] >> (k % 64) & 1 != 0;
+            assert_eq!(set, chosen(k) && !passes(*n, row), "row {k}");
+        }
+        assert!(!rows.sweep_rows(&mut words, |n, row| passes(n, row)));
     }
 }
