@@ -29,11 +29,14 @@
 //! stage first and plies within it, which one-byte entries cannot hold.
 //!
 //! Memory, beyond the two sides' values: while W's stages run, L's values are kept aside
-//! compressed and L's bytes hold the counters; two bits per entry of a side (candidates,
-//! and the positions to look at again, which holds the trap while it is computed); the
-//! generator's two `found` sets (`Retrograde`; a bit per entry, allocated for tables with the rule only)
-//! serve as frontiers; and the candidates' rows, with 32-bit
-//! indices where a side has at most 2^32 entries and one byte for a row's length.
+//! compressed and L's bytes hold the counters, with a candidate's marks in two bits of its
+//! byte; a bit per entry of each side (L's positions to look at again, which holds the trap
+//! while it is computed; W's positions whose moves into candidates are listed); the
+//! generator's two `found` sets (`Retrograde`; a bit per entry, allocated for tables with
+//! the rule only) serve as frontiers; and the candidates' rows and W's moves into them, with
+//! 32-bit indices where a side has at most 2^32 entries and one byte for a row's length.
+//! Large blocks are mapped on their own ([`map_large_allocations`]) so that they grow in
+//! place and go back to the system when freed.
 //! Counting is lazy when W wins nothing yet, and a pass is skipped where L cannot check
 //! and no capture reaches a verdict by rule (armless defenders: most of the 马兵对士象全
 //! family).
@@ -1047,7 +1050,7 @@ impl Retrograde<'_> {
         }
         if count > MAX_OPEN as u32 {
             self.fail(TableError::Unsupported(format!(
-                "{}: entry {index} has {count} moves, outside the generator's counters",
+                "{}: entry {index} has {count} moves, more than the rule pass counts ({MAX_OPEN})",
                 self.layout.material()
             )));
             return None;
