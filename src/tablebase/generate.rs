@@ -189,6 +189,11 @@ fn atomic_view(bytes: &mut [u8]) -> &[AtomicU8] {
 }
 
 /// Builds the table of a canonical material; its capture sub-tables must be in `tb`.
+///
+/// On Linux with glibc, a build under a rule set with a perpetual rule asks the allocator,
+/// for the rest of the process, to map every allocation of a megabyte or more on its own
+/// (`mallopt(M_MMAP_THRESHOLD)`), so that the pass's large vectors grow in place and go back
+/// to the system when freed.
 pub fn solve(
     material: Material,
     tb: &Tablebase,
