@@ -315,19 +315,16 @@ impl<S: Slot> Rows<S> {
         self.nodes.reserve_exact(nodes);
         self.len.reserve_exact(nodes);
         self.adj.reserve_exact(total - self.adj.len());
-        // the parts' memory goes back to the system as they are copied (every 4 MB or so),
-        // so that the rows are not held twice over
-        let mut copied = 0;
+        // the parts' memory goes back to the system as they are copied, so that the rows
+        // are not held twice over
+        let mut give_back = GiveBack::default();
         for part in parts {
             self.nodes.extend_from_slice(&part.nodes);
             self.len.extend_from_slice(&part.len);
             self.adj.extend_from_slice(&part.adj);
-            copied += part.adj.len() + part.nodes.len();
+            let bytes = (part.adj.len() + part.nodes.len()) * std::mem::size_of::<S>();
             drop(part);
-            if copied * std::mem::size_of::<S>() >= GIVE_BACK_EVERY {
-                give_back_freed_memory();
-                copied = 0;
-            }
+            give_back.freed(bytes);
         }
         self.restart();
         Ok(())
@@ -410,17 +407,14 @@ impl<S: Copy> WMoves<S> {
         self.chases
             .reserve_exact(parts.iter().map(|a| a.2.len()).sum());
         // the parts' memory goes back to the system as they are copied
-        let mut copied = 0;
+        let mut give_back = GiveBack::default();
         for (quiet, checks, chases) in parts {
             self.quiet.extend_from_slice(&quiet);
             self.checks.extend_from_slice(&checks);
             self.chases.extend_from_slice(&chases);
-            copied += quiet.len() + checks.len() + chases.len();
+            let pairs = quiet.len() + checks.len() + chases.len();
             drop((quiet, checks, chases));
-            if copied * std::mem::size_of::<(S, S)>() >= GIVE_BACK_EVERY {
-                give_back_freed_memory();
-                copied = 0;
-            }
+            give_back.freed(pairs * std::mem::size_of::<(S, S)>());
         }
         give_back_freed_memory();
     }
@@ -1488,6 +1482,22 @@ fn greatest_trap<S: Slot>(
 /// How many bytes of parts are copied into a whole between two calls of
 /// [`give_back_freed_memory`]: what the copy holds twice over at most.
 const GIVE_BACK_EVERY: usize = 1 << 20;
+
+/// Gives memory back to the system every [`GIVE_BACK_EVERY`] bytes freed, while parts are
+/// copied into a whole and dropped one by one.
+#[derive(Default)]
+struct GiveBack(usize);
+
+impl GiveBack {
+    /// A part of `bytes` was copied and dropped.
+    fn freed(&mut self, bytes: usize) {
+        self.0 += bytes;
+        if self.0 >= GIVE_BACK_EVERY {
+            give_back_freed_memory();
+            self.0 = 0;
+        }
+    }
+}
 
 /// Asks the allocator to map every allocation of a megabyte or more on its own: such a
 /// block then goes back to the system as soon as it is freed, and grows in place, where
