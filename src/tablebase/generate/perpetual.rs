@@ -762,7 +762,6 @@ impl Retrograde<'_> {
             || self.values[w.index()]
                 .par_iter()
                 .any(|c| code::wins(c.load(Relaxed)));
-        give_back_freed_memory();
         let (zeros, mut fresh) = self.count_moves::<S>(w, frontier_l, wins_some, counted_before);
         self.check_failed()?;
         let mut counted = wins_some;
@@ -1082,14 +1081,14 @@ impl Retrograde<'_> {
         let rows = self.fold_members(&work.dirty, Rows::new, |s, i, rows| {
             let cell = &self.values[l.index()][i as usize];
             let c = cell.load(Relaxed);
-            let is_cand = is_cand(c);
+            let cand = is_cand(c);
             // under `asian`, a candidate may still become one of perpetual check
-            let is_check_cand = !asian || is_check_cand(c);
-            if is_cand && is_check_cand || !open(c) || !self.set_up(s, i, l) {
+            let check_cand = !asian || is_check_cand(c);
+            if cand && check_cand || !open(c) || !self.set_up(s, i, l) {
                 return;
             }
             // a move into a position not won that is no hit; one that does not check
-            let (mut escapes, mut check_escapes) = (is_cand, is_check_cand);
+            let (mut escapes, mut check_escapes) = (cand, check_cand);
             let mut loser_wins = false;
             let mut row = std::mem::take(&mut s.row);
             row.clear();
