@@ -11,7 +11,6 @@
 
 use std::fmt;
 
-use super::movegen::GameEnd;
 use super::moves::Move;
 use super::piece::{Kind, Piece};
 use super::position::Position;
@@ -237,6 +236,35 @@ pub fn is_attack_knowing(
     may_mate(&threat) && threatens_mate(&threat, &Moves::of(&threat))
 }
 
+/// [`is_attack_knowing`] for a legal quiet move `m` that does not give check, made and
+/// taken back on `pos` itself: where the move leaves no capture of a kind a chase counts,
+/// no copy of the position is made. `pos` is as it was on return.
+pub fn is_quiet_attack_knowing(
+    pos: &mut Position,
+    m: Move,
+    may_mate: impl FnOnce(&Position) -> bool,
+) -> bool {
+    debug_assert!(pos.piece_at(m.to()).is_none() && !pos.gives_check(m));
+    let undo = pos.play_unchecked(m);
+    pos.pass_turn();
+    let mut captures = crate::game::moves::MoveList::new();
+    pos.pseudo_captures(&mut captures);
+    if captures.iter().any(|&c| may_be_chased(pos, c)) {
+        // whether a capture is new, and of a piece unprotected, needs the positions
+        // before and after the move side by side
+        pos.pass_turn();
+        pos.undo(m, undo);
+        return is_attack_knowing(pos, m, may_mate);
+    }
+    let attack = may_mate(pos) && {
+        let moves = Moves::of(pos);
+        mates_in_place(pos, &moves)
+    };
+    pos.pass_turn();
+    pos.undo(m, undo);
+    attack
+}
+
 /// The position after `m`, and the same with the mover to move again; None when `m` checks.
 fn after_quiet(pos: &Position, m: Move) -> Option<(Position, Position)> {
     let mut after = pos.clone();
@@ -269,13 +297,21 @@ impl Moves {
 
 /// Whether one of `moves`, those of the side to move in `threat`, mates.
 fn threatens_mate(threat: &Position, moves: &Moves) -> bool {
+    mates_in_place(&mut threat.clone(), moves)
+}
+
+/// Whether one of `moves`, those of the side to move in `pos`, mates: each check is made
+/// and taken back on `pos` itself, which is as it was on return.
+fn mates_in_place(pos: &mut Position, moves: &Moves) -> bool {
     moves.list.iter().any(|&t| {
-        if !threat.gives_check(t) || !moves.legality.move_is_legal(threat, t) {
+        if !pos.gives_check(t) || !moves.legality.move_is_legal(pos, t) {
             return false;
         }
-        let mut p = threat.clone();
-        p.play_unchecked(t);
-        matches!(p.game_end(), Some(GameEnd::Checkmate { .. }))
+        let undo = pos.play_unchecked(t);
+        // in check: mated when it has no legal move
+        let mated = !pos.has_legal_move_knowing(true);
+        pos.undo(t, undo);
+        mated
     })
 }
 
@@ -386,7 +422,7 @@ mod tests {
     #[test]
     fn classes_agree_with_the_rules_over_random_games() {
         let mut rand = crate::game::movegen::xorshift(0x5eed);
-        let (mut chases, mut threats) = (0, 0);
+        let (mut chases, mut threats, mut quiet) = (0, 0, 0);
         for _ in 0..12 {
             let mut pos = Position::start();
             for _ in 0..60 {
@@ -404,6 +440,19 @@ mod tests {
                         a.check || !a.chases.is_empty(),
                         "{pos} {m}"
                     );
+                    if !a.check && pos.piece_at(m.to()).is_none() {
+                        // made on the position itself, the same answers, the position kept
+                        let mut here = pos.clone();
+                        for mates in [false, true] {
+                            assert_eq!(
+                                is_quiet_attack_knowing(&mut here, m, |_| mates),
+                                is_attack_knowing(&pos, m, |_| mates),
+                                "{pos} {m}"
+                            );
+                            assert_eq!(here, pos, "{pos} {m}");
+                        }
+                        quiet += 1;
+                    }
                     threats += usize::from(a.mate_threat);
                     let mut after = pos.clone();
                     after.play_unchecked(m);
@@ -429,8 +478,8 @@ mod tests {
         }
         // (the games do chase and threaten: the test is not empty)
         assert!(
-            chases > 100 && threats > 0,
-            "{chases} chases, {threats} threats"
+            chases > 100 && threats > 0 && quiet > 1000,
+            "{chases} chases, {threats} threats, {quiet} quiet moves"
         );
     }
 

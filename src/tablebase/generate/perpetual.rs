@@ -529,8 +529,10 @@ impl Retrograde<'_> {
         }
     }
 
-    /// Calls `f` with each legal quiet move of the position in `s` (entry `index`) and the
-    /// index of the position it leads to, until `f` returns false.
+    /// Calls `f` with each pseudo-legal quiet move of the position in `s` (entry `index`)
+    /// and the index of the position it leads to, until `f` returns false. An illegal move
+    /// leads to an entry coded [`code::ILLEGAL`] (the mover's general attacked): `f` tells
+    /// the legal ones by the value it looks at.
     #[inline]
     fn each_quiet_move(
         &self,
@@ -538,10 +540,11 @@ impl Retrograde<'_> {
         index: u64,
         mut f: impl FnMut(&mut Scratch, crate::game::moves::Move, u64) -> bool,
     ) {
-        let legality = self.generate_moves(s);
+        s.moves.clear();
+        s.pos.pseudo_moves(&mut s.moves);
         for k in 0..s.moves.len() {
             let m = s.moves[k];
-            if s.pos.piece_at(m.to()).is_some() || !legality.move_is_legal(&s.pos, m) {
+            if s.pos.piece_at(m.to()).is_some() {
                 continue;
             }
             let child = self.quiet_child(s, index, m);
@@ -564,10 +567,10 @@ impl Retrograde<'_> {
     /// leads to and `w` the winner of the pass: the threat of mate is looked for only where
     /// the mover, to move again there, wins in one ply (see [`Self::mates_next`]).
     #[inline]
-    fn chases(&self, s: &Scratch, m: crate::game::moves::Move, child: u64, w: Color) -> bool {
+    fn chases(&self, s: &mut Scratch, m: crate::game::moves::Move, child: u64, w: Color) -> bool {
         let mover = s.pos.turn();
         self.rules == Rules::Asian
-            && crate::game::threat::is_attack_knowing(&s.pos, m, |_| {
+            && crate::game::threat::is_quiet_attack_knowing(&mut s.pos, m, |_| {
                 self.mates_next(mover, child, w)
             })
     }
@@ -583,6 +586,15 @@ impl Retrograde<'_> {
             c == code::decided(1)
         } else {
             c == MATES_NEXT
+        }
+    }
+
+    /// Asks for the byte [`Self::mates_next`] reads, ahead of a test for 打 that may read
+    /// it, so that the cache miss overlaps the test's first steps.
+    #[inline]
+    fn prefetch_mates_next(&self, mover: Color, child: u64) {
+        if self.rules == Rules::Asian {
+            crate::prefetch::prefetch(self.values[mover.index()][child as usize].as_ptr());
         }
     }
 
@@ -972,25 +984,22 @@ impl Retrograde<'_> {
     /// Whether the L-to-move position in `s` (entry `index`) has a move that does not
     /// check into a position not won for W.
     fn quiet_escape(&self, s: &mut Scratch, index: u64, w: Color) -> bool {
-        let legality = self.generate_moves(s);
-        for k in 0..s.moves.len() {
-            let m = s.moves[k];
-            if s.pos.piece_at(m.to()).is_some() || !legality.move_is_legal(&s.pos, m) {
-                continue;
-            }
-            let child = self.quiet_child(s, index, m);
-            if !won(self.values[w.index()][child as usize].load(Relaxed))
-                && !self.hits(s, m, child, w)
-            {
+        let mut escapes = false;
+        self.each_quiet_move(s, index, |s, m, child| {
+            let c = self.values[w.index()][child as usize].load(Relaxed);
+            if won(c) || c == code::ILLEGAL {
                 return true;
             }
-        }
-        false
+            self.prefetch_mates_next(!w, child);
+            escapes = !self.hits(s, m, child, w);
+            !escapes
+        });
+        escapes
     }
 
     /// The moves of the L-to-move position in `s` (entry `index`) into positions not won
     /// for W, or None when a capture escapes into a position that is not won for W. With
-    /// `escapes`, whether one of them does not check; with `row`, the drawn positions
+    /// `escapes`, whether one of them does not check; with `want_row`, the drawn positions
     /// they lead to go to `s.row`.
     fn open_moves(
         &self,
@@ -998,9 +1007,16 @@ impl Retrograde<'_> {
         index: u64,
         w: Color,
         escapes: bool,
-        row: bool,
+        want_row: bool,
     ) -> Option<Open> {
-        let legality = self.generate_moves(s);
+        // the captures first: one that escapes settles it
+        let legality = self.generate_captures(s);
+        for k in 0..s.moves.len() {
+            let m = s.moves[k];
+            if legality.move_is_legal(&s.pos, m) && !won(self.capture_code_with_rule(s, m)) {
+                return None;
+            }
+        }
         let mut open = Open {
             count: 0,
             quiet_escape: false,
@@ -1008,25 +1024,18 @@ impl Retrograde<'_> {
             loser_wins: false,
         };
         let asian = self.rules == Rules::Asian;
-        s.row.clear();
+        let mut row = std::mem::take(&mut s.row);
+        row.clear();
         let mut count = 0u32;
-        for k in 0..s.moves.len() {
-            let m = s.moves[k];
-            if !legality.move_is_legal(&s.pos, m) {
-                continue;
-            }
-            if s.pos.piece_at(m.to()).is_some() {
-                if !won(self.capture_code_with_rule(s, m)) {
-                    return None;
-                }
-                continue;
-            }
-            let child = self.quiet_child(s, index, m);
+        self.each_quiet_move(s, index, |s, m, child| {
             let c = self.values[w.index()][child as usize].load(Relaxed);
-            if won(c) {
-                continue;
+            if won(c) || c == code::ILLEGAL {
+                return true;
             }
             count += 1;
+            if escapes && !open.quiet_escape {
+                self.prefetch_mates_next(!w, child);
+            }
             if (escapes && !open.quiet_escape || asian && !open.check_escape)
                 && !self.gives_check(s, m)
             {
@@ -1037,10 +1046,12 @@ impl Retrograde<'_> {
             }
             if c != code::DRAW {
                 open.loser_wins = true;
-            } else if row {
-                s.row.push(child);
+            } else if want_row {
+                row.push(child);
             }
-        }
+            true
+        });
+        s.row = row;
         if count > MAX_OPEN as u32 {
             self.fail(TableError::Unsupported(format!(
                 "{}: entry {index} has {count} moves, more than the rule pass counts ({MAX_OPEN})",
@@ -1094,8 +1105,11 @@ impl Retrograde<'_> {
             row.clear();
             self.each_quiet_move(s, i, |s, m, child| {
                 let c = self.values[w.index()][child as usize].load(Relaxed);
-                if won(c) {
+                if won(c) || c == code::ILLEGAL {
                     return true;
+                }
+                if !escapes {
+                    self.prefetch_mates_next(l, child);
                 }
                 if !self.gives_check(s, m) {
                     check_escapes = true;
@@ -1147,9 +1161,12 @@ impl Retrograde<'_> {
             self.for_members(frontier_l, l, |s, i| {
                 let found = self.collect_parents(s, i, l, parents_w);
                 for &p in &found {
-                    if parents_w[p as usize]
-                        .compare_exchange(code::DRAW, win, Relaxed, Relaxed)
-                        .is_ok()
+                    // (most are won already: a load first spares the exclusive access)
+                    let cell = &parents_w[p as usize];
+                    if cell.load(Relaxed) == code::DRAW
+                        && cell
+                            .compare_exchange(code::DRAW, win, Relaxed, Relaxed)
+                            .is_ok()
                     {
                         frontier_w.set(p);
                     }
@@ -1374,7 +1391,7 @@ impl Retrograde<'_> {
                             let u = s.unmoves[k];
                             let mut before = s.pos.clone();
                             before.unplay_unchecked(u);
-                            crate::game::threat::is_attack_knowing(&before, u, |_| {
+                            crate::game::threat::is_quiet_attack_knowing(&mut before, u, |_| {
                                 self.mates_next(w, d, w)
                             })
                         } {
