@@ -21,16 +21,14 @@ impl Bits {
         self.0[(i / 64) as usize].load(Relaxed) & (1 << (i % 64)) != 0
     }
 
-    /// Adds entry `i`. A member already is left alone without a write, so that threads
-    /// setting the same bits over and over (the trap's sweeps) do not take the cache line
-    /// from each other.
+    /// Adds entry `i`; returns whether this call added it. A member already is left
+    /// alone without a write, so that threads setting the same bits over and over (the
+    /// trap's sweeps) do not take the cache line from each other.
     #[inline]
-    pub(crate) fn set(&self, i: u64) {
+    pub(crate) fn set(&self, i: u64) -> bool {
         let word = &self.0[(i / 64) as usize];
         let b = 1 << (i % 64);
-        if word.load(Relaxed) & b == 0 {
-            word.fetch_or(b, Relaxed);
-        }
+        word.load(Relaxed) & b == 0 && word.fetch_or(b, Relaxed) & b == 0
     }
 
     #[inline]

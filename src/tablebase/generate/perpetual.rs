@@ -1236,10 +1236,14 @@ impl Retrograde<'_> {
         let (z, zw) = (self.found[l.index()], self.found[w.index()]);
         let y = &work.dirty;
         y.clear();
-        rows.nodes.par_iter().for_each(|&n| y.set(n.index()));
+        rows.nodes.par_iter().for_each(|&n| {
+            y.set(n.index());
+        });
         // the W positions the candidates' checks lead to, and their moves into candidates
         zw.clear();
-        rows.adj.par_iter().for_each(|&a| zw.set(a.index()));
+        rows.adj.par_iter().for_each(|&a| {
+            zw.set(a.index());
+        });
         let t = std::time::Instant::now();
         self.update_w_moves(w, w_moves, &rows.nodes[first_new..], y, zw, &work.listed);
         let t_moves = t.elapsed().as_secs_f64();
@@ -1266,7 +1270,9 @@ impl Retrograde<'_> {
             // kept a bit a row while the trap of perpetual attack (长打), where the winner's
             // way back is 闲, is computed among all the candidates
             let by_check = keep_bits(&rows.nodes, |n| y.get(n));
-            rows.nodes.par_iter().for_each(|&n| y.set(n.index()));
+            rows.nodes.par_iter().for_each(|&n| {
+                y.set(n.index());
+            });
             sweeps += greatest_trap(
                 rows,
                 &[&w_moves.quiet],
@@ -1463,13 +1469,6 @@ fn greatest_trap<S: Slot>(
         let mut outside = in_y.clone();
         loop {
             sweeps += 1;
-            for checks in checks {
-                checks.par_iter().for_each(|&(p, d)| {
-                    if z.get(d.index()) && y.get(d.index()) {
-                        zw.set(p.index());
-                    }
-                });
-            }
             let grew = rows.sweep_rows(&mut outside, |n, row| {
                 let joins = row.iter().all(|&a| zw.get(a.index()));
                 if joins {
@@ -1477,7 +1476,17 @@ fn greatest_trap<S: Slot>(
                 }
                 joins
             });
-            if !grew {
+            // the W positions with a check into Z (a part of Y); when none is new, no row
+            // can join, and the sweep that would find so is spared
+            let zw_grew = grew
+                && checks.iter().fold(false, |grew, checks| {
+                    let added = checks
+                        .par_iter()
+                        .filter(|&&(p, d)| z.get(d.index()) && zw.set(p.index()))
+                        .count();
+                    grew || added > 0
+                });
+            if !zw_grew {
                 break;
             }
         }
