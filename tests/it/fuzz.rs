@@ -128,6 +128,7 @@ fn sound_table() -> &'static (TempDir, Vec<u8>) {
     static T: OnceLock<(TempDir, Vec<u8>)> = OnceLock::new();
     T.get_or_init(|| {
         let d = TempDir::new("fuzz-tables");
+        common::clean_at_exit(&d, None);
         build_into(&d, "KNPK");
         let bytes = std::fs::read(d.0.join("KNPK.ctb")).unwrap();
         (d, bytes)
@@ -327,6 +328,7 @@ fn server() -> &'static (TempDir, common::Server) {
     S.get_or_init(|| {
         let d = TempDir::new("fuzz-server");
         let s = common::Server::start(&d.0, &d.0.join("home"));
+        common::clean_at_exit(&d, Some(&s));
         (d, s)
     })
 }

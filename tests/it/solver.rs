@@ -740,6 +740,7 @@ proptest! {
         static TB: OnceLock<(TempDir, Tablebase)> = OnceLock::new();
         let (_, tb) = TB.get_or_init(|| {
             let d = TempDir::new("solver-prop");
+            crate::common::clean_at_exit(&d, None);
             let tb = build_into(&d, "KRK");
             build_into(&d, "KPK");
             build_into(&d, "KNK");

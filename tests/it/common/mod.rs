@@ -166,6 +166,38 @@ impl Drop for TempDir {
     }
 }
 
+/// What the test process removes (directories) and stops (servers, by pid) when it exits.
+static AT_EXIT: std::sync::Mutex<Vec<(std::path::PathBuf, Option<u32>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+extern "C" fn clean_up_at_exit() {
+    let Ok(mut items) = AT_EXIT.lock() else {
+        return;
+    };
+    for (dir, pid) in items.drain(..) {
+        if let Some(pid) = pid {
+            // SAFETY: kill with a pid this process started and never waited for.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// A static's directory, and its server if any, are removed and stopped when the test
+/// process exits: a static is never dropped, so a server shared by a test's cases would
+/// otherwise outlive the test run, and its directory stay behind.
+pub fn clean_at_exit(dir: &TempDir, server: Option<&Server>) {
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    // SAFETY: atexit with a function that takes no arguments and does not unwind.
+    REGISTER.call_once(|| unsafe {
+        libc::atexit(clean_up_at_exit);
+    });
+    AT_EXIT
+        .lock()
+        .unwrap()
+        .push((dir.0.clone(), server.map(Server::pid)));
+}
+
 /// Builds a material's tables (and their sub-tables) into a directory.
 pub fn build_into(dir: &TempDir, name: &str) -> canju::tablebase::Tablebase {
     use canju::tablebase::build::build;
