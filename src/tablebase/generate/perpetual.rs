@@ -1476,15 +1476,15 @@ fn greatest_trap<S: Slot>(
                 }
                 joins
             });
-            // the W positions with a check into Z (a part of Y); when none is new, no row
-            // can join, and the sweep that would find so is spared
+            // the W positions with a check into Z (Z is a part of Y); when none is new, no
+            // row can join, and the sweep that would find so is spared
             let zw_grew = grew
-                && checks.iter().fold(false, |grew, checks| {
+                && checks.iter().fold(false, |any, checks| {
                     let added = checks
                         .par_iter()
                         .filter(|&&(p, d)| z.get(d.index()) && zw.set(p.index()))
                         .count();
-                    grew || added > 0
+                    any || added > 0
                 });
             if !zw_grew {
                 break;
