@@ -641,6 +641,12 @@ impl Retrograde<'_> {
         );
     }
 
+    /// Runs `f` on every member of `bits`, not set up (for a caller that sets the position
+    /// up itself, or needs none), in parallel.
+    fn each_member(&self, bits: &Bits, f: impl Fn(&mut Scratch, u64) + Sync + Send) {
+        self.fold_members(bits, || (), |s, i, _| f(s, i));
+    }
+
     /// Runs `f` on every member of `bits` in parallel, each chunk of entries gathering
     /// into its own `R` (made by `new`); returns them in index order.
     fn fold_members<R: Gathered>(
@@ -835,7 +841,7 @@ impl Retrograde<'_> {
             }
             frontier_l.clear();
             let lost = LOST + stage as u8;
-            self.for_members(&work.dirty, l, |_, i| {
+            self.each_member(&work.dirty, |_, i| {
                 self.values[l.index()][i as usize].store(lost, Relaxed);
                 frontier_l.set(i);
             });
@@ -1158,7 +1164,8 @@ impl Retrograde<'_> {
             // newly lost L-to-move positions: their W-to-move predecessors win
             frontier_w.clear();
             let parents_w = self.values[w.index()];
-            self.for_members(frontier_l, l, |s, i| {
+            // (`collect_parents` sets each position up)
+            self.each_member(frontier_l, |s, i| {
                 let found = self.collect_parents(s, i, l, parents_w);
                 for &p in &found {
                     // (most are won already: a load first spares the exclusive access)
@@ -1182,11 +1189,13 @@ impl Retrograde<'_> {
             // newly won W-to-move positions: one more move of each predecessor loses
             frontier_l.clear();
             let parents_l = self.values[l.index()];
-            self.for_members(frontier_w, w, |s, i| {
-                // L's move into i checks when W stands in check in i: a lost check does
-                // not change whether L is a candidate for a trap
-                let quiet = !s.pos.in_check_against(w, self.attackers[l.index()]);
+            self.each_member(frontier_w, |s, i| {
                 let found = self.collect_parents(s, i, w, parents_l);
+                // L's move into i checks when W stands in check in i (the position in `s`,
+                // set up by `collect_parents`; with no parents it is never asked): a lost
+                // check does not change whether L is a candidate for a trap
+                let quiet =
+                    !found.is_empty() && !s.pos.in_check_against(w, self.attackers[l.index()]);
                 for &p in &found {
                     let cell = &parents_l[p as usize];
                     let mut c = cell.load(Relaxed);
