@@ -230,9 +230,14 @@ enum Command {
         material: String,
         #[command(flatten)]
         rules: RulesArg,
-        /// The weaker rule set to compare with: none (default) or check-only.
-        #[arg(long, default_value = "none")]
-        against: Rules,
+        /// The weaker rule set to compare with: none (the default) or check-only (the
+        /// default with --by-clause).
+        #[arg(long)]
+        against: Option<Rules>,
+        /// What each clause of 长打 beyond 长将 decides: 杀 alone, 捉 alone, both (solves the
+        /// endgame twice more, in memory).
+        #[arg(long)]
+        by_clause: bool,
         /// Examples per side to move and kind.
         #[arg(long, default_value_t = 2)]
         examples: usize,
@@ -962,6 +967,7 @@ pub fn run() -> Job {
             material,
             rules: RulesArg { rules },
             against,
+            by_clause,
             examples,
             notation,
             json,
@@ -971,6 +977,7 @@ pub fn run() -> Job {
             material: &material,
             rules,
             against,
+            by_clause,
             examples,
             notation,
             json,

@@ -256,13 +256,37 @@ pub fn is_quiet_attack_knowing(
         pos.undo(m, undo);
         return is_attack_knowing(pos, m, may_mate);
     }
-    let attack = may_mate(pos) && {
-        let moves = Moves::of(pos);
-        mates_in_place(pos, &moves)
-    };
+    let attack = mate_threat_in_place(pos, may_mate);
     pos.pass_turn();
     pos.undo(m, undo);
     attack
+}
+
+/// Whether the legal quiet move `m` of the side to move in `pos`, which does not give
+/// check, is 杀 (a threat of mate), whatever it chases: made and taken back on `pos`
+/// itself, with `may_mate` as in [`is_attack_knowing`]. What the whole rule counts without
+/// its clause of 捉 (a measurement: `canju diff --by-clause`).
+pub fn is_quiet_mate_threat_knowing(
+    pos: &mut Position,
+    m: Move,
+    may_mate: impl FnOnce(&Position) -> bool,
+) -> bool {
+    debug_assert!(pos.piece_at(m.to()).is_none() && !pos.gives_check(m));
+    let undo = pos.play_unchecked(m);
+    pos.pass_turn();
+    let threat = mate_threat_in_place(pos, may_mate);
+    pos.pass_turn();
+    pos.undo(m, undo);
+    threat
+}
+
+/// Whether the side to move in `threat` (the mover, to move again after its move) has a
+/// move that mates, looked for only where `may_mate` holds.
+fn mate_threat_in_place(threat: &mut Position, may_mate: impl FnOnce(&Position) -> bool) -> bool {
+    may_mate(threat) && {
+        let moves = Moves::of(threat);
+        mates_in_place(threat, &moves)
+    }
 }
 
 /// The position after `m`, and the same with the mover to move again; None when `m` checks.
@@ -451,6 +475,14 @@ mod tests {
                             );
                             assert_eq!(here, pos, "{pos} {m}");
                         }
+                        // the threat of mate alone, whatever the move chases
+                        assert_eq!(
+                            is_quiet_mate_threat_knowing(&mut here, m, |_| true),
+                            a.mate_threat,
+                            "{pos} {m}"
+                        );
+                        assert!(!is_quiet_mate_threat_knowing(&mut here, m, |_| false));
+                        assert_eq!(here, pos, "{pos} {m}");
                         quiet += 1;
                     }
                     threats += usize::from(a.mate_threat);

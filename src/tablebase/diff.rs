@@ -4,7 +4,8 @@
 
 use rayon::prelude::*;
 
-use super::format::{Rules, TableError};
+use super::format::{Clauses, Rules, TableError};
+use super::generate::ClauseValues;
 use super::index;
 use super::probe::Table;
 use super::probe::Tablebase;
@@ -224,6 +225,226 @@ pub fn rule_counts(table: &Table) -> Result<[RuleCounts; 2], TableError> {
     Ok(out)
 }
 
+/// What the clauses of 长打 beyond 长将 decide, for one side to move (mirror images
+/// counted): the draws of perpetual check alone (`check-only`) that the whole rule decides,
+/// split by whether 杀 alone (a chase idle) and 捉 alone (a threat of mate idle) decide them
+/// the same way. From [`by_clause`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ClauseCounts {
+    /// Decided by the whole rule (won or lost by the side to move).
+    pub whole: u64,
+    /// Of those, decided the same way by 杀 alone and by 捉 alone.
+    pub either: u64,
+    /// Decided the same way by 杀 alone, not by 捉 alone.
+    pub mate_threats: u64,
+    /// Decided the same way by 捉 alone, not by 杀 alone.
+    pub chases: u64,
+    /// Decided by neither alone: the loser's moves must count 杀 and 捉 both.
+    pub together: u64,
+    /// Draws under the whole rule that one clause alone decides: the winner's own way
+    /// back is 杀 or 捉, idle for that clause alone but 打 under the whole rule.
+    pub beyond_whole: u64,
+    /// Decided the other way by a clause alone (also counted above).
+    pub opposite: u64,
+}
+
+impl std::ops::Add for ClauseCounts {
+    type Output = ClauseCounts;
+    fn add(self, q: ClauseCounts) -> ClauseCounts {
+        ClauseCounts {
+            whole: self.whole + q.whole,
+            either: self.either + q.either,
+            mate_threats: self.mate_threats + q.mate_threats,
+            chases: self.chases + q.chases,
+            together: self.together + q.together,
+            beyond_whole: self.beyond_whole + q.beyond_whole,
+            opposite: self.opposite + q.opposite,
+        }
+    }
+}
+
+/// What [`by_clause`] finds: counts per side to move, and the first entries of each kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClauseSplit {
+    /// Red to move, black to move.
+    pub sides: [ClauseCounts; 2],
+    /// Per side to move, the first `examples` entries decided by 杀 alone (not 捉 alone),
+    /// by 捉 alone (not 杀 alone), by neither alone, and drawn under the whole rule but
+    /// decided by a clause alone.
+    pub examples: [[Vec<u64>; 4]; 2],
+}
+
+/// A verdict for the side to move among the draws of a weaker rule: None a draw,
+/// Some(true) a win by rule, Some(false) a loss by rule; Err when the code is neither.
+fn rule_verdict(c: u8) -> Result<Option<bool>, ()> {
+    if c == code::DRAW {
+        Ok(None)
+    } else if code::is_rule(c) {
+        Ok(Some(code::is_rule_win(c)))
+    } else {
+        Err(())
+    }
+}
+
+/// Splits what the whole rule decides beyond perpetual check by its clauses: `check_only`
+/// and `asian` are the material's two tables, `mate_threats` and `chases` its values with
+/// 杀 alone and with 捉 alone counted ([`crate::tablebase::generate::solve_with_clauses`]).
+/// Every entry the weaker table decides must be decided the same way by the other three
+/// (a verdict by rule may change its level); anything else is an error naming the entry.
+/// Keeps `examples` entries of each kind per side to move.
+pub fn by_clause(
+    check_only: &Table,
+    asian: &Table,
+    mate_threats: &ClauseValues,
+    chases: &ClauseValues,
+    examples: usize,
+) -> Result<ClauseSplit, TableError> {
+    let rules = (check_only.header().rule_set(), asian.header().rule_set());
+    if rules != (Rules::CheckOnly, Rules::Asian) {
+        return Err(TableError::Mismatch {
+            path: asian.path().to_path_buf(),
+            what: "rule set",
+            found: format!("{} against {}", rules.1, rules.0),
+            expected: "asian against check-only".into(),
+        });
+    }
+    if check_only.header().material != asian.header().material {
+        return Err(TableError::Mismatch {
+            path: asian.path().to_path_buf(),
+            what: "material",
+            found: asian.header().material.clone(),
+            expected: check_only.header().material.clone(),
+        });
+    }
+    let size = asian.layout().size() as usize;
+    if mate_threats.clauses != Clauses::MATE_THREATS
+        || chases.clauses != Clauses::CHASES
+        || [
+            &mate_threats.red,
+            &mate_threats.black,
+            &chases.red,
+            &chases.black,
+        ]
+        .iter()
+        .any(|v| v.len() != size)
+    {
+        return Err(TableError::Unsupported(format!(
+            "{}: the values by clause are not those of 杀 alone and 捉 alone over its {size} entries",
+            asian.header().material
+        )));
+    }
+    let per_pair = size / index::GENERAL_PAIR_COUNT as usize;
+    let mut out = ClauseSplit::default();
+    for turn in Color::ALL {
+        let base = check_only.checked_side(turn)?;
+        let whole = asian.checked_side(turn)?;
+        let (m, c) = match turn {
+            Color::Red => (&mate_threats.red, &chases.red),
+            Color::Black => (&mate_threats.black, &chases.black),
+        };
+        let (counts, bad) = (0..index::GENERAL_PAIR_COUNT as usize)
+            .into_par_iter()
+            .map(|pair| {
+                let weight = weight_of(pair);
+                let mut n = ClauseCounts::default();
+                for i in pair * per_pair..(pair + 1) * per_pair {
+                    let b = base[i];
+                    if b != code::DRAW {
+                        // a verdict by rule may change its level, never its side; the rest
+                        // is the same bytes
+                        let same = |x: u8| x == b || same_verdict(x, b);
+                        if !(same(whole[i]) && same(m[i]) && same(c[i])) {
+                            return (n, Some(i));
+                        }
+                        continue;
+                    }
+                    let (Ok(x), Ok(by_m), Ok(by_c)) = (
+                        rule_verdict(whole[i]),
+                        rule_verdict(m[i]),
+                        rule_verdict(c[i]),
+                    ) else {
+                        return (n, Some(i));
+                    };
+                    match x {
+                        Some(_) => {
+                            n.whole += weight;
+                            match (by_m == x, by_c == x) {
+                                (true, true) => n.either += weight,
+                                (true, false) => n.mate_threats += weight,
+                                (false, true) => n.chases += weight,
+                                (false, false) => n.together += weight,
+                            }
+                            if by_m.is_some_and(|v| Some(v) != x)
+                                || by_c.is_some_and(|v| Some(v) != x)
+                            {
+                                n.opposite += weight;
+                            }
+                        }
+                        None if by_m.is_some() || by_c.is_some() => n.beyond_whole += weight,
+                        None => {}
+                    }
+                }
+                (n, None)
+            })
+            .reduce(
+                || (ClauseCounts::default(), None),
+                |(p, e), (q, f)| {
+                    (
+                        p + q,
+                        match (e, f) {
+                            (Some(x), Some(y)) => Some(x.min(y)),
+                            (x, y) => x.or(y),
+                        },
+                    )
+                },
+            );
+        if let Some(i) = bad {
+            return Err(TableError::Unsupported(format!(
+                "{}: entry {i} ({turn} to move) is {} under check-only, {} under asian, code {} with 杀 alone and code {} with 捉 alone: they disagree beyond the rule",
+                asian.path().display(),
+                describe(check_only, turn, i as u64, base[i]),
+                describe(asian, turn, i as u64, whole[i]),
+                m[i],
+                c[i]
+            )));
+        }
+        out.sides[turn.index()] = counts;
+        if examples > 0 {
+            let lists = &mut out.examples[turn.index()];
+            for i in 0..size {
+                if base[i] != code::DRAW {
+                    continue;
+                }
+                let kind = if whole[i] == code::DRAW {
+                    if m[i] == code::DRAW && c[i] == code::DRAW {
+                        continue;
+                    }
+                    3
+                } else {
+                    match (same_verdict(m[i], whole[i]), same_verdict(c[i], whole[i])) {
+                        (true, false) => 0,
+                        (false, true) => 1,
+                        (false, false) => 2,
+                        (true, true) => continue,
+                    }
+                };
+                if lists[kind].len() < examples {
+                    lists[kind].push(i as u64);
+                }
+                if lists.iter().all(|l| l.len() == examples) {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether two codes of the same entry are the same verdict by rule (whatever the level).
+fn same_verdict(x: u8, y: u8) -> bool {
+    code::is_rule(x) && code::is_rule(y) && code::is_rule_win(x) == code::is_rule_win(y)
+}
+
 /// Best play from a position until a position repeats or the game ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleLine {
@@ -313,7 +534,8 @@ pub struct DiffExample {
     pub fen: String,
     /// `red` or `black`.
     pub side_to_move: &'static str,
-    /// `draw → win` or `draw → loss`, for the side to move.
+    /// `draw → win` or `draw → loss`, for the side to move (in [`ClauseReport`]'s
+    /// examples of a draw under the whole rule, what a clause alone makes of it).
     pub kind: &'static str,
     /// Its verdict without the rule: always `draw`.
     pub baseline: &'static str,
@@ -340,7 +562,64 @@ pub struct LineMove {
     pub attack_zh: &'static str,
 }
 
+/// The example of entry `index` (`turn` to move) of `table`, a table of `tb`, with its line
+/// under `tb`'s rule of at most `max_line` plies; None for an entry that is no position.
+fn example(
+    tb: &Tablebase,
+    table: &Table,
+    turn: Color,
+    index: u64,
+    kind: &'static str,
+    max_line: usize,
+) -> Result<Option<DiffExample>, TableError> {
+    let Some(pos) = table.layout().position(index, turn) else {
+        return Ok(None);
+    };
+    let value = table.value(turn, index)?;
+    let line = rule_line(tb, &pos, max_line)?;
+    let mut q = pos.clone();
+    let moves = line
+        .moves
+        .iter()
+        .zip(&line.checks)
+        .zip(&line.attacks)
+        .map(|((&mv, &check), &attack)| {
+            let j = LineMove {
+                iccs: mv.to_string(),
+                chinese: crate::notation::format_move(
+                    &q,
+                    mv,
+                    crate::notation::Notation::Chinese,
+                    crate::notation::Style::default(),
+                ),
+                check,
+                attack: attack.name(),
+                attack_zh: attack.chinese(),
+            };
+            q.play_unchecked(mv);
+            j
+        })
+        .collect();
+    Ok(Some(DiffExample {
+        fen: pos.to_string(),
+        side_to_move: turn.name(),
+        kind,
+        baseline: "draw",
+        asian: value.describe_under(tb.rules()),
+        line: moves,
+        repeats_from: line.repeats_from,
+        position: pos,
+        rule_line: line,
+    }))
+}
+
 impl DiffExample {
+    /// Whether the line's cycle shows `loser` playing 长将 or 长打.
+    pub fn shows_the_rule(&self, loser: Color) -> bool {
+        self.cycle_kinds()
+            .is_some_and(|sides| sides.iter().any(|&(c, k)| c == loser && k.is_some()))
+    }
+
     /// What each side does on every move of the line's cycle, when it repeats: for the side
     /// to move at the example first, then the other, `长将` (checks on every move), `长打`
     /// (打 on every move, not all checks) or None.
@@ -429,52 +708,10 @@ pub fn report(
         ] {
             let first = out.len();
             for &index in list {
-                let Some(pos) = at.layout().position(index, turn) else {
-                    continue;
-                };
-                let value = at.value(turn, index)?;
-                let line = rule_line(asian, &pos, max_line)?;
-                let mut q = pos.clone();
-                let moves = line
-                    .moves
-                    .iter()
-                    .zip(&line.checks)
-                    .zip(&line.attacks)
-                    .map(|((&mv, &check), &attack)| {
-                        let j = LineMove {
-                            iccs: mv.to_string(),
-                            chinese: crate::notation::format_move(
-                                &q,
-                                mv,
-                                crate::notation::Notation::Chinese,
-                                crate::notation::Style::default(),
-                            ),
-                            check,
-                            attack: attack.name(),
-                            attack_zh: attack.chinese(),
-                        };
-                        q.play_unchecked(mv);
-                        j
-                    })
-                    .collect();
-                out.push(DiffExample {
-                    fen: pos.to_string(),
-                    side_to_move: turn.name(),
-                    kind,
-                    baseline: "draw",
-                    asian: value.describe_under(asian.rules()),
-                    line: moves,
-                    repeats_from: line.repeats_from,
-                    position: pos,
-                    rule_line: line,
-                });
+                out.extend(example(asian, &at, turn, index, kind, max_line)?);
             }
-            let shows_the_rule = |e: &DiffExample| {
-                e.cycle_kinds()
-                    .is_some_and(|sides| sides.iter().any(|&(c, k)| c == loser && k.is_some()))
-            };
             // a stable sort: in index order within each group
-            out[first..].sort_by_key(|e| !shows_the_rule(e));
+            out[first..].sort_by_key(|e| !e.shows_the_rule(loser));
             out.truncate(first + examples.min(out.len() - first));
         }
     }
@@ -488,6 +725,115 @@ pub fn report(
         material_chinese: m.chinese(),
         red_to_move: side(&diff.sides[0]),
         black_to_move: side(&diff.sides[1]),
+        examples: out,
+    })
+}
+
+/// An example of [`ClauseReport`]: a position the whole rule decides, and by which clause.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ClauseExample {
+    /// `mate-threats` (杀 alone decides it, 捉 alone does not), `chases` (the other way
+    /// round), `together` (neither alone) or `beyond-whole` (a draw under the whole rule
+    /// that a clause alone decides).
+    pub clause: &'static str,
+    /// The position, with its line under the whole rule.
+    #[serde(flatten)]
+    pub example: DiffExample,
+}
+
+/// What each clause of 长打 beyond 长将 decides in an endgame: `canju diff --by-clause`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ClauseReport {
+    /// The material.
+    pub material: String,
+    /// The material in Chinese.
+    pub material_chinese: String,
+    /// Red to move's counts.
+    pub red_to_move: ClauseCounts,
+    /// Black to move's counts.
+    pub black_to_move: ClauseCounts,
+    /// Examples, red to move first, by clause.
+    pub examples: Vec<ClauseExample>,
+}
+
+/// Splits what the whole rule decides in `m` beyond perpetual check by its clauses: solves
+/// the material twice more, with 杀 alone and with 捉 alone counted (its captures lead into
+/// the whole rule's sub-tables), and compares entry by entry ([`by_clause`]). `check_only`
+/// and `asian` must hold the material's tables, built; `examples` per side to move and
+/// clause, each with its line under the whole rule of at most `max_line` plies.
+pub fn clause_report(
+    check_only: &Tablebase,
+    asian: &Tablebase,
+    m: crate::game::material::Material,
+    progress: &dyn Fn(Clauses) -> Box<dyn crate::tablebase::generate::Progress>,
+    examples: usize,
+    max_line: usize,
+) -> Result<ClauseReport, TableError> {
+    use crate::tablebase::generate::solve_with_clauses;
+    let bt = check_only.table(m)?;
+    let at = asian.table(m)?;
+    let solve = |c: Clauses| solve_with_clauses(m, asian, progress(c).as_ref(), c);
+    let mate_threats = solve(Clauses::MATE_THREATS)?;
+    let chases = solve(Clauses::CHASES)?;
+    let split = by_clause(
+        &bt,
+        &at,
+        &mate_threats,
+        &chases,
+        examples.saturating_mul(SHOWN_OF),
+    )?;
+    let mut out = Vec::new();
+    for turn in Color::ALL {
+        for (clause, list) in ["mate-threats", "chases", "together", "beyond-whole"]
+            .into_iter()
+            .zip(&split.examples[turn.index()])
+        {
+            let first = out.len();
+            for &index in list {
+                let c = at.code(turn, index)?;
+                let alone = |v: &ClauseValues| match turn {
+                    Color::Red => v.red[index as usize],
+                    Color::Black => v.black[index as usize],
+                };
+                let kind = if c != code::DRAW {
+                    if code::is_rule_win(c) {
+                        "draw → win"
+                    } else {
+                        "draw → loss"
+                    }
+                } else {
+                    // a draw under the whole rule: what a clause alone makes of it
+                    match (alone(&mate_threats), alone(&chases)) {
+                        (y, _) if code::is_rule_win(y) => "draw; a win with 杀 alone",
+                        (y, _) if code::is_rule_loss(y) => "draw; a loss with 杀 alone",
+                        (_, y) if code::is_rule_win(y) => "draw; a win with 捉 alone",
+                        _ => "draw; a loss with 捉 alone",
+                    }
+                };
+                // a draw's line by the tables may take any drawing move, and shows nothing
+                // of what the clause alone makes of it: none is given
+                let plies = if c == code::DRAW { 0 } else { max_line };
+                if let Some(example) = example(asian, &at, turn, index, kind, plies)? {
+                    out.push(ClauseExample { clause, example });
+                }
+            }
+            let shows = |e: &ClauseExample| {
+                let loser = if e.example.kind == "draw → win" {
+                    !turn
+                } else {
+                    turn
+                };
+                e.example.shows_the_rule(loser)
+            };
+            out[first..].sort_by_key(|e| !shows(e));
+            out.truncate(first + examples.min(out.len() - first));
+        }
+    }
+    Ok(ClauseReport {
+        material: m.to_string(),
+        material_chinese: m.chinese(),
+        red_to_move: split.sides[0],
+        black_to_move: split.sides[1],
         examples: out,
     })
 }

@@ -41,7 +41,7 @@ use rayon::prelude::*;
 
 pub use super::error::{TableError, io_message};
 use super::far::{self, FarList};
-pub use super::rules::{ParseRulesError, Rules, file_name};
+pub use super::rules::{Clauses, ParseRulesError, Rules, file_name};
 use crate::game::material::Material;
 
 /// The first bytes of every table file.

@@ -33,7 +33,7 @@ pub use checkpoint::{Checkpoints, Phase, Resumed};
 pub use conversion::{ConversionFlags, conversion_flags};
 
 use super::bits::Bits;
-use super::format::{Header, Rules, SideStats, TableError};
+use super::format::{Clauses, Header, Rules, SideStats, TableError};
 use super::index::{self, Layout, MAX_PIECES, Squares};
 use super::probe::{Table, Tablebase};
 use super::value::code;
@@ -145,6 +145,8 @@ struct Retrograde<'a> {
     max_plies: AtomicU32,
     /// Whether the sub-tables hold verdicts by rule (asian tables).
     rules: Rules,
+    /// Under [`Rules::Asian`], the kinds of 打 counted (all but for a measurement).
+    clauses: Clauses,
     /// Distances from here on are kept in `far` ([`code::FAR_FROM`] but for tests).
     far_from: u32,
     far: Mutex<Far>,
@@ -238,42 +240,95 @@ pub fn solve_resumable(
             None
         }
     };
-    let far = with_solver(material, tb, &mut red, &mut black, |solver| {
-        let from = resumed.as_ref().map(|r| r.phase);
-        if let Some(r) = resumed {
-            solver.max_plies.store(r.max_plies, Relaxed);
-            solver.summarize_ahead();
-            solver.resume_far(r.far);
-        }
-        let checkpoint = |phase: Phase| match checkpoints {
-            Some(c) => c.after(
-                phase,
-                solver.max_plies.load(Relaxed),
-                solver.values,
-                &|| solver.far_entries(),
-                &|t| progress.note(t),
-            ),
-            None => Ok(()),
-        };
-        if from.is_none_or(|p| p < Phase::Mated) {
-            solver.run(progress, from, &checkpoint)?;
-            // undecided positions are draws when endless play is a draw; under the
-            // perpetual-check rule, black's keep their counters for the pass with red as
-            // the winner, which starts from them (it makes them draws)
-            let keep = usize::from(solver.rules.judges_repetition());
-            for side in &solver.values[..2 - keep] {
-                solver.undecided_to_draws(side);
+    let far = with_solver(
+        material,
+        tb,
+        &mut red,
+        &mut black,
+        Clauses::WHOLE,
+        |solver| {
+            let from = resumed.as_ref().map(|r| r.phase);
+            if let Some(r) = resumed {
+                solver.max_plies.store(r.max_plies, Relaxed);
+                solver.summarize_ahead();
+                solver.resume_far(r.far);
             }
-            checkpoint(Phase::Mated)?;
-        }
-        if solver.rules.judges_repetition() {
-            let red_done = from == Some(Phase::RedRuleWins);
-            solver.apply_perpetual_check(progress, red_done, &checkpoint)?;
-        }
-        Ok(solver.far_entries())
-    })?;
+            let checkpoint = |phase: Phase| match checkpoints {
+                Some(c) => c.after(
+                    phase,
+                    solver.max_plies.load(Relaxed),
+                    solver.values,
+                    &|| solver.far_entries(),
+                    &|t| progress.note(t),
+                ),
+                None => Ok(()),
+            };
+            if from.is_none_or(|p| p < Phase::Mated) {
+                solver.run(progress, from, &checkpoint)?;
+                // undecided positions are draws when endless play is a draw; under the
+                // perpetual-check rule, black's keep their counters for the pass with red as
+                // the winner, which starts from them (it makes them draws)
+                let keep = usize::from(solver.rules.judges_repetition());
+                for side in &solver.values[..2 - keep] {
+                    solver.undecided_to_draws(side);
+                }
+                checkpoint(Phase::Mated)?;
+            }
+            if solver.rules.judges_repetition() {
+                let red_done = from == Some(Phase::RedRuleWins);
+                solver.apply_perpetual_check(progress, red_done, &checkpoint)?;
+            }
+            Ok(solver.far_entries())
+        },
+    )?;
     let far_from = wide_from();
     finish(material, red, black, far, far_from, tb.rules())
+}
+
+/// A table's values under the whole rule with one of its clauses left out (see
+/// [`solve_with_clauses`]): a measurement, never a table to write.
+pub struct ClauseValues {
+    /// The kinds of 打 counted.
+    pub clauses: Clauses,
+    /// Red to move's entries, coded as a table's.
+    pub red: Vec<u8>,
+    /// Black to move's entries.
+    pub black: Vec<u8>,
+}
+
+/// Solves a canonical material under the whole 长打 rule counting only the kinds of 打 in
+/// `clauses` (and 将), with the capture sub-tables from `tb`, which must be of rule set
+/// `asian`: what 杀 alone or 捉 alone decides. Its sub-tables' verdicts stay those of the
+/// whole rule. No checkpoint is written and nothing is kept on disk.
+pub fn solve_with_clauses(
+    material: Material,
+    tb: &Tablebase,
+    progress: &dyn Progress,
+    clauses: Clauses,
+) -> Result<ClauseValues, TableError> {
+    if tb.rules() != Rules::Asian {
+        return Err(TableError::Unsupported(format!(
+            "{material}: the clauses of 长打 are those of rule set asian, not {}",
+            tb.rules()
+        )));
+    }
+    let layout = Layout::new(material).ok_or_else(|| {
+        TableError::Unsupported(format!("{material}: more than {MAX_PIECES} pieces"))
+    })?;
+    let size = layout.size() as usize;
+    let (mut red, mut black) = (vec![0u8; size], vec![0u8; size]);
+    let far = with_solver(material, tb, &mut red, &mut black, clauses, |solver| {
+        solver.run(progress, None, &|_: Phase| Ok(()))?;
+        solver.undecided_to_draws(solver.values[Color::Red.index()]);
+        solver.apply_perpetual_check(progress, false, &|_: Phase| Ok(()))?;
+        Ok(solver.far_entries())
+    })?;
+    let solved = finish(material, red, black, far, wide_from(), tb.rules())?;
+    Ok(ClauseValues {
+        clauses,
+        red: solved.red,
+        black: solved.black,
+    })
 }
 
 /// Runs `f` on a solver of a canonical material over the given values (one byte per
@@ -283,6 +338,7 @@ fn with_solver<R>(
     tb: &Tablebase,
     red: &mut [u8],
     black: &mut [u8],
+    clauses: Clauses,
     f: impl FnOnce(&Retrograde) -> Result<R, TableError>,
 ) -> Result<R, TableError> {
     let layout = Layout::new(material).ok_or_else(|| {
@@ -352,6 +408,7 @@ fn with_solver<R>(
         failed: AtomicBool::new(false),
         max_plies: AtomicU32::new(0),
         rules: tb.rules(),
+        clauses,
         far_from: wide_from(),
         far: Mutex::new(Far::default()),
     };

@@ -101,6 +101,36 @@ impl Rules {
     }
 }
 
+/// Which kinds of 打 besides 将 the whole rule ([`Rules::Asian`]) counts: both, as the rule
+/// does and every table is built; or one of them, to measure what each clause decides
+/// (`canju diff --by-clause`, [`crate::tablebase::generate::solve_with_clauses`]). A move
+/// that is 杀 and 捉 at once counts as 杀.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Clauses {
+    /// 杀: a threat of mate is 打.
+    pub mate_threats: bool,
+    /// 捉: a chase is 打.
+    pub chases: bool,
+}
+
+impl Clauses {
+    /// The whole rule: 将, 杀 and 捉.
+    pub const WHOLE: Clauses = Clauses {
+        mate_threats: true,
+        chases: true,
+    };
+    /// 将 and 杀; a chase is idle.
+    pub const MATE_THREATS: Clauses = Clauses {
+        mate_threats: true,
+        chases: false,
+    };
+    /// 将 and 捉; a threat of mate is idle.
+    pub const CHASES: Clauses = Clauses {
+        mate_threats: false,
+        chases: true,
+    };
+}
+
 /// A rule set is written as its name (`asian`, `check-only`, `none`).
 impl serde::Serialize for Rules {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -824,3 +824,68 @@ fn move_limit_flags_are_kept_checked_and_recomputed_when_damaged() {
     assert_eq!(stats["red_to_move"]["win_beyond_move_limit"], 0);
     assert_eq!(stats["black_to_move"]["loss_beyond_move_limit"], 0);
 }
+
+/// `canju diff --by-clause`: in 双兵对马 every verdict the whole rule adds to perpetual
+/// check's is a perpetual chase's (the horse holds only by chasing a soldier), so 捉 alone
+/// decides them all and 杀 alone none; the parts add up to what the whole rule changes.
+#[test]
+fn by_clause_splits_what_the_whole_rule_adds() {
+    let dir = TempDir::new("rules-by-clause");
+    let split = json(&[
+        "diff",
+        "KPPKN",
+        "--by-clause",
+        "--examples",
+        "1",
+        "--dir",
+        dir.arg(),
+        "--json",
+    ]);
+    let whole = json(&[
+        "diff",
+        "KPPKN",
+        "--against",
+        "check-only",
+        "--dir",
+        dir.arg(),
+        "--json",
+    ]);
+    assert_eq!(split["material"], "KNKPP");
+    for side in ["red_to_move", "black_to_move"] {
+        let s = &split[side];
+        let n = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{side} {k}: {s}"));
+        let changed = whole[side]["draw_to_win"].as_u64().unwrap()
+            + whole[side]["draw_to_loss"].as_u64().unwrap();
+        assert!(changed > 0, "{whole}");
+        assert_eq!(n("whole"), changed, "{side}");
+        assert_eq!(n("chases"), changed, "{side}: {s}");
+        for k in [
+            "either",
+            "mate_threats",
+            "together",
+            "beyond_whole",
+            "opposite",
+        ] {
+            assert_eq!(n(k), 0, "{side} {k}: {s}");
+        }
+    }
+    let examples = split["examples"].as_array().unwrap();
+    assert_eq!(examples.len(), 2, "{split}");
+    for e in examples {
+        assert_eq!(e["clause"], "chases", "{e}");
+        assert!(e["line"].as_array().is_some_and(|l| !l.is_empty()), "{e}");
+    }
+    // the clauses split the whole rule against perpetual check, nothing else
+    for args in [
+        vec!["diff", "KPPKN", "--by-clause", "--against", "none"],
+        vec!["diff", "KPPKN", "--by-clause", "--rules", "check-only"],
+    ] {
+        let mut a = args.clone();
+        a.extend(["--dir", dir.arg()]);
+        let out = canju(&a);
+        assert!(!out.status.success(), "{a:?}");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(err.trim_end().lines().count(), 1, "{a:?}: {err}");
+        assert!(err.contains("--by-clause"), "{err}");
+    }
+}

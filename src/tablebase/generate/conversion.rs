@@ -76,7 +76,9 @@ pub fn conversion_flags(
     })?;
     let mut red = table.checked_side(Color::Red)?.to_vec();
     let mut black = table.checked_side(Color::Black)?.to_vec();
-    let flags = with_solver(material, tb, &mut red, &mut black, |s| s.conversion(limit))?;
+    let flags = with_solver(material, tb, &mut red, &mut black, Clauses::WHOLE, |s| {
+        s.conversion(limit)
+    })?;
     Ok(flags)
 }
 

@@ -570,9 +570,27 @@ impl Retrograde<'_> {
     fn chases(&self, s: &mut Scratch, m: crate::game::moves::Move, child: u64, w: Color) -> bool {
         let mover = s.pos.turn();
         self.rules == Rules::Asian
-            && crate::game::threat::is_quiet_attack_knowing(&mut s.pos, m, |_| {
-                self.mates_next(mover, child, w)
-            })
+            && self.quiet_attack(&mut s.pos, m, || self.mates_next(mover, child, w))
+    }
+
+    /// Whether a quiet move of `pos` that does not check is 打 of a kind the pass counts
+    /// (杀 or 捉; one of them alone for a measurement, see [`Clauses`]), made and taken back
+    /// on `pos`; `mates_next` says whether the mover, to move again after it, wins in one
+    /// ply.
+    #[inline]
+    fn quiet_attack(
+        &self,
+        pos: &mut crate::game::position::Position,
+        m: crate::game::moves::Move,
+        mates_next: impl FnOnce() -> bool,
+    ) -> bool {
+        use crate::game::threat::{is_quiet_attack_knowing, is_quiet_mate_threat_knowing};
+        match (self.clauses.mate_threats, self.clauses.chases) {
+            (true, true) => is_quiet_attack_knowing(pos, m, |_| mates_next()),
+            (true, false) => is_quiet_mate_threat_knowing(pos, m, |_| mates_next()),
+            (false, true) => is_quiet_attack_knowing(pos, m, |_| false),
+            (false, false) => false,
+        }
     }
 
     /// Whether `mover`, to move in entry `child`, wins in one ply (every position where it
@@ -1406,9 +1424,7 @@ impl Retrograde<'_> {
                             let u = s.unmoves[k];
                             let mut before = s.pos.clone();
                             before.unplay_unchecked(u);
-                            crate::game::threat::is_quiet_attack_knowing(&mut before, u, |_| {
-                                self.mates_next(w, d, w)
-                            })
+                            self.quiet_attack(&mut before, u, || self.mates_next(w, d, w))
                         } {
                             out.2.push(pair);
                         } else {
