@@ -122,14 +122,18 @@ fn by_clause(a: &DiffArgs, m: Material, check_only: &Tablebase, asian: &Tablebas
         (Color::Red, &out.red_to_move),
         (Color::Black, &out.black_to_move),
     ] {
-        outln!(
-            "{turn} to move: {} draws of check-only decided by the whole rule: {} by 杀 alone and by 捉 alone, {} by 杀 alone only, {} by 捉 alone only, {} by neither alone",
-            thousands(c.whole),
-            thousands(c.either),
-            thousands(c.mate_threats),
-            thousands(c.chases),
-            thousands(c.together)
-        );
+        if c.whole == 0 {
+            outln!("{turn} to move: the whole rule decides none of check-only's draws");
+        } else {
+            outln!(
+                "{turn} to move: the whole rule decides {} of check-only's draws: {} by 捉 alone (长捉), {} by 杀 alone (长杀), {} by either, {} only by both together",
+                thousands(c.whole),
+                thousands(c.chases),
+                thousands(c.mate_threats),
+                thousands(c.either),
+                thousands(c.together)
+            );
+        }
         if c.beyond_whole > 0 {
             outln!(
                 "  and {} draws of the whole rule decided by one clause alone (the winner's own 杀 or 捉 is 打 under the whole rule)",
