@@ -82,22 +82,7 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
             expected: "a rule set against a weaker one (asian or check-only against none, asian against check-only)".into(),
         });
     }
-    if baseline.header().material != asian.header().material {
-        return Err(TableError::Mismatch {
-            path: asian.path().to_path_buf(),
-            what: "material",
-            found: asian.header().material.clone(),
-            expected: baseline.header().material.clone(),
-        });
-    }
-    // mates stand under the rule, so the distances beyond a byte are the same
-    if asian.far_list() != baseline.far_list() {
-        return Err(TableError::Unsupported(format!(
-            "{}: its far list of distances beyond a byte differs from that of {}: the tables disagree beyond the rule; verify both",
-            asian.path().display(),
-            baseline.path().display()
-        )));
-    }
+    same_endgame(baseline, asian)?;
     let per_pair = (asian.layout().size() / index::GENERAL_PAIR_COUNT) as usize;
     let mut out = RuleDiff::default();
     for turn in Color::ALL {
@@ -176,6 +161,27 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
         }
     }
     Ok(out)
+}
+
+/// Whether `table` is of the same material as `baseline`, with the same distances beyond a
+/// byte (mates stand under every rule).
+fn same_endgame(baseline: &Table, table: &Table) -> Result<(), TableError> {
+    if baseline.header().material != table.header().material {
+        return Err(TableError::Mismatch {
+            path: table.path().to_path_buf(),
+            what: "material",
+            found: table.header().material.clone(),
+            expected: baseline.header().material.clone(),
+        });
+    }
+    if table.far_list() != baseline.far_list() {
+        return Err(TableError::Unsupported(format!(
+            "{}: its far list of distances beyond a byte differs from that of {}: the tables disagree beyond the rule; verify both",
+            table.path().display(),
+            baseline.path().display()
+        )));
+    }
+    Ok(())
 }
 
 /// Keeps the `n` smallest keys, sorted.
@@ -308,14 +314,7 @@ pub fn by_clause(
             expected: "asian against check-only".into(),
         });
     }
-    if check_only.header().material != asian.header().material {
-        return Err(TableError::Mismatch {
-            path: asian.path().to_path_buf(),
-            what: "material",
-            found: asian.header().material.clone(),
-            expected: check_only.header().material.clone(),
-        });
-    }
+    same_endgame(check_only, asian)?;
     let size = asian.layout().size() as usize;
     if mate_threats.clauses != Clauses::MATE_THREATS
         || chases.clauses != Clauses::CHASES
