@@ -119,18 +119,7 @@ pub fn compare(baseline: &Table, asian: &Table, examples: usize) -> Result<RuleD
                 }
                 (c, None)
             })
-            .reduce(
-                || (RuleCounts::default(), None),
-                |(p, e), (q, f)| {
-                    (
-                        p + q,
-                        match (e, f) {
-                            (Some(x), Some(y)) => Some(x.min(y)),
-                            (x, y) => x.or(y),
-                        },
-                    )
-                },
-            );
+            .reduce(|| (RuleCounts::default(), None), add_and_first);
         if let Some(index) = first {
             return Err(TableError::Unsupported(format!(
                 "{}: entry {index} ({turn} to move) is {} there but {} in {}: the tables disagree beyond the rule; verify both",
@@ -182,6 +171,18 @@ fn same_endgame(baseline: &Table, table: &Table) -> Result<(), TableError> {
         )));
     }
     Ok(())
+}
+
+/// Two parts' counts added, with the first entry either part found wrong.
+fn add_and_first<C: std::ops::Add<Output = C>, I: Ord>(
+    (p, e): (C, Option<I>),
+    (q, f): (C, Option<I>),
+) -> (C, Option<I>) {
+    let first = match (e, f) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    (p + q, first)
 }
 
 /// Keeps the `n` smallest keys, sorted.
@@ -385,18 +386,7 @@ pub fn by_clause(
                 }
                 (n, None)
             })
-            .reduce(
-                || (ClauseCounts::default(), None),
-                |(p, e), (q, f)| {
-                    (
-                        p + q,
-                        match (e, f) {
-                            (Some(x), Some(y)) => Some(x.min(y)),
-                            (x, y) => x.or(y),
-                        },
-                    )
-                },
-            );
+            .reduce(|| (ClauseCounts::default(), None), add_and_first);
         if let Some(i) = bad {
             return Err(TableError::Unsupported(format!(
                 "{}: entry {i} ({turn} to move) is {} under check-only, {} under asian, code {} with 杀 alone and code {} with 捉 alone: they disagree beyond the rule",
