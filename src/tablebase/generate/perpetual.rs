@@ -511,24 +511,6 @@ impl Retrograde<'_> {
         Ok(())
     }
 
-    /// The index of the position after a quiet move of the position in `s` (entry `index`).
-    #[inline]
-    fn quiet_child(&self, s: &Scratch, index: u64, m: crate::game::moves::Move) -> u64 {
-        let n = self.pieces.len();
-        let slot = s.squares[..n]
-            .iter()
-            .position(|&q| q == m.from())
-            .expect("a moving piece");
-        if self.layout.is_general_slot(slot) {
-            let mut child = s.squares;
-            child[slot] = m.to();
-            self.layout.index(&child[..n])
-        } else {
-            self.layout
-                .index_after_move(index, &s.squares[..n], slot, m.to())
-        }
-    }
-
     /// Calls `f` with each pseudo-legal quiet move of the position in `s` (entry `index`)
     /// and the index of the position it leads to, until `f` returns false. An illegal move
     /// leads to an entry coded [`code::ILLEGAL`] (the mover's general attacked): `f` tells
@@ -540,16 +522,29 @@ impl Retrograde<'_> {
         index: u64,
         mut f: impl FnMut(&mut Scratch, crate::game::moves::Move, u64) -> bool,
     ) {
-        s.moves.clear();
-        s.pos.pseudo_moves(&mut s.moves);
-        for k in 0..s.moves.len() {
-            let m = s.moves[k];
-            if s.pos.piece_at(m.to()).is_some() {
+        let turn = s.pos.turn();
+        let n = self.pieces.len();
+        let squares = s.squares;
+        // piece by piece, so that an early stop spares the other pieces' moves; what a
+        // piece's entries share is worked out once
+        for slot in 0..n {
+            if self.pieces[slot].color != turn {
                 continue;
             }
-            let child = self.quiet_child(s, index, m);
-            if !f(s, m, child) {
-                return;
+            s.moves.clear();
+            s.pos.pseudo_moves_from(squares[slot], &mut s.moves);
+            if s.moves.is_empty() {
+                continue;
+            }
+            let moves = self.layout.slot_moves(index, &squares[..n], slot);
+            for k in 0..s.moves.len() {
+                let m = s.moves[k];
+                if s.pos.piece_at(m.to()).is_some() {
+                    continue;
+                }
+                if !f(s, m, moves.index_to(m.to())) {
+                    return;
+                }
             }
         }
     }
@@ -1403,7 +1398,6 @@ impl Retrograde<'_> {
             }
             compact_pairs(out)
         };
-        let parents_w = self.values[w.index()];
         let backward = |s: &mut Scratch, chunk: &[S]| {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &d in chunk {
@@ -1414,25 +1408,35 @@ impl Retrograde<'_> {
                 // W's move into d checks when L stands in check in d; whether it is 打
                 // needs the position before it
                 let check = s.pos.in_check_against(l, self.attackers[w.index()]);
-                let found = self.collect_parents(s, d, l, parents_w);
-                for (k, &p) in found.iter().enumerate() {
+                // the predecessors already listed and reached this stage (no other is
+                // looked at: their values are not needed)
+                let (mut found, mut unmoves) = (
+                    std::mem::take(&mut s.parents),
+                    std::mem::take(&mut s.unmoves),
+                );
+                found.clear();
+                unmoves.clear();
+                self.for_each_parent(s, d, l, |p, u| {
                     if reached.get(p) && listed.get(p) {
-                        let pair = (S::of(p), S::of(d));
-                        if check {
-                            out.1.push(pair);
-                        } else if self.rules == Rules::Asian && {
-                            let u = s.unmoves[k];
-                            let mut before = s.pos.clone();
-                            before.unplay_unchecked(u);
-                            self.quiet_attack(&mut before, u, || self.mates_next(w, d, w))
-                        } {
-                            out.2.push(pair);
-                        } else {
-                            out.0.push(pair);
-                        }
+                        found.push(p);
+                        unmoves.push(u);
+                    }
+                });
+                for (&p, &u) in found.iter().zip(&unmoves) {
+                    let pair = (S::of(p), S::of(d));
+                    if check {
+                        out.1.push(pair);
+                    } else if self.rules == Rules::Asian && {
+                        let mut before = s.pos.clone();
+                        before.unplay_unchecked(u);
+                        self.quiet_attack(&mut before, u, || self.mates_next(w, d, w))
+                    } {
+                        out.2.push(pair);
+                    } else {
+                        out.0.push(pair);
                     }
                 }
-                s.parents = found;
+                (s.parents, s.unmoves) = (found, unmoves);
             }
             compact_pairs(out)
         };
