@@ -357,6 +357,15 @@ impl<S: Slot> Rows<S> {
     }
 }
 
+/// Every one of `n` rows, a bit a row (as [`keep_bits`] gives them).
+fn all_rows(n: usize) -> Vec<u64> {
+    let mut words = vec![u64::MAX; n.div_ceil(64)];
+    if !n.is_multiple_of(64) {
+        words[n / 64] = (1 << (n % 64)) - 1;
+    }
+    words
+}
+
 /// Whether each index passes `keep`, one bit each (bit `k % 64` of word `k / 64`).
 fn keep_bits<S: Slot>(items: &[S], keep: impl Fn(u64) -> bool + Sync) -> Vec<u64> {
     items
@@ -1271,55 +1280,69 @@ impl Retrograde<'_> {
         let t_moves = t.elapsed().as_secs_f64();
         let mut sweeps = 0;
         let tt = std::time::Instant::now();
-        if self.rules == Rules::Asian {
+        let trapped = if self.rules == Rules::Asian {
             // the trap of perpetual check (长将: whatever the winner's answers attack, as long
             // as they do not all check), among the candidates whose every move that does not
             // check loses
             let cells = self.values[l.index()];
-            rows.nodes.par_iter().for_each(|&n| {
-                if !is_check_cand(cells[n.index() as usize].load(Relaxed)) {
-                    y.remove(n.index());
+            let check_rows = keep_bits(&rows.nodes, |n| {
+                let check = is_check_cand(cells[n as usize].load(Relaxed));
+                if !check {
+                    y.remove(n);
                 }
+                check
             });
-            sweeps += greatest_trap(
+            let (n, by_check) = greatest_trap(
                 rows,
                 &[&w_moves.quiet, &w_moves.chases],
                 &[&w_moves.checks],
-                y,
+                (y, check_rows),
                 z,
                 zw,
             );
+            sweeps += n;
             // kept a bit a row while the trap of perpetual attack (长打), where the winner's
             // way back is 闲, is computed among all the candidates
-            let by_check = keep_bits(&rows.nodes, |n| y.get(n));
             rows.nodes.par_iter().for_each(|&n| {
                 y.set(n.index());
             });
-            sweeps += greatest_trap(
+            let (n, mut by_attack) = greatest_trap(
                 rows,
                 &[&w_moves.quiet],
                 &[&w_moves.checks, &w_moves.chases],
-                y,
+                (y, all_rows(rows.nodes.len())),
                 z,
                 zw,
             );
+            sweeps += n;
             // both are won: the loser checks forever against a winner who does not, or
             // attacks forever against a winner who does not
-            rows.nodes.par_iter().enumerate().for_each(|(k, &n)| {
-                if bit(&by_check, k) {
-                    y.set(n.index());
-                }
+            rows.for_each_row_in(&by_check, |n, _| {
+                y.set(n.index());
             });
+            for (a, b) in by_attack.iter_mut().zip(&by_check) {
+                *a |= b;
+            }
+            by_attack
         } else {
-            sweeps += greatest_trap(rows, &[&w_moves.quiet], &[&w_moves.checks], y, z, zw);
-        }
+            let (n, rows_in) = greatest_trap(
+                rows,
+                &[&w_moves.quiet],
+                &[&w_moves.checks],
+                (y, all_rows(rows.nodes.len())),
+                z,
+                zw,
+            );
+            sweeps += n;
+            rows_in
+        };
         if std::env::var_os("CANJU_TRACE").is_some() {
             eprintln!(
                 "    the winner's moves into candidates: {t_moves:.3} s; the trap's fixpoint: {sweeps} sweeps, {:.3} s",
                 tt.elapsed().as_secs_f64()
             );
         }
-        Ok(rows.nodes.par_iter().filter(|&&n| y.get(n.index())).count() as u64)
+        Ok(trapped.iter().map(|w| u64::from(w.count_ones())).sum())
     }
 
     /// Brings the candidates' rows up to date: drops the positions decided since and adds
@@ -1469,19 +1492,18 @@ impl Retrograde<'_> {
 /// holds the candidates on entry and the trap on return: the greatest set from which W
 /// answers every check of L, within finitely many checks of its own (Z), with a move that
 /// does not check back into the set. Where W can answer only by checking, forever (both
-/// sides check on every move, 解将还将), nothing is trapped. `z` (L) and `zw` (W) are work
-/// sets, left clear. Returns the number of sweeps.
+/// sides check on every move, 解将还将), nothing is trapped. The rows of the candidates in
+/// `y` come with it, a bit a row (a word per group of rows). `z` (L) and `zw` (W) are work
+/// sets, left clear. Returns the number of sweeps and the trap's rows, a bit a row.
 fn greatest_trap<S: Slot>(
     rows: &Rows<S>,
     quiet: &[&[(S, S)]],
     checks: &[&[(S, S)]],
-    y: &Bits,
+    (y, mut in_y): (&Bits, Vec<u64>),
     z: &Bits,
     zw: &Bits,
-) -> u64 {
+) -> (u32, Vec<u64>) {
     let mut sweeps = 0;
-    // the rows in Y, a bit each (a word per group of rows): Y only shrinks
-    let mut in_y = keep_bits(&rows.nodes, |n| y.get(n));
     loop {
         z.clear();
         // W positions with a quiet move into Y (fixed while Z grows), then those with a
@@ -1530,7 +1552,7 @@ fn greatest_trap<S: Slot>(
     }
     z.clear();
     zw.clear();
-    sweeps
+    (sweeps, in_y)
 }
 
 /// How many bytes of parts are copied into a whole between two calls of
@@ -1637,7 +1659,8 @@ mod tests {
             for &(n, _) in rows_of {
                 y.set(n as u64);
             }
-            greatest_trap(&rows, &[quiet], &[checks], &y, &z, &zw);
+            let all = all_rows(rows_of.len());
+            let (_, in_trap) = greatest_trap(&rows, &[quiet], &[checks], (&y, all), &z, &zw);
             assert_eq!((z.count(), zw.count()), (0, 0), "work sets left clear");
             let mut t: Vec<u32> = rows_of
                 .iter()
@@ -1645,6 +1668,13 @@ mod tests {
                 .filter(|&n| y.get(n as u64))
                 .collect();
             t.sort();
+            // the trap's rows say the same as `y`
+            let by_rows: Vec<u32> = (0..rows_of.len())
+                .filter(|&k| bit(&in_trap, k))
+                .map(|k| rows_of[k].0)
+                .collect();
+            assert_eq!(by_rows.len(), t.len());
+            assert!(by_rows.iter().all(|n| t.contains(n)));
             t
         };
         // 长将: L's check is answered by a quiet move back: trapped
