@@ -293,6 +293,44 @@ fn rule_verdict(c: u8) -> Result<Option<bool>, ()> {
     }
 }
 
+/// Where a draw of perpetual check falls among [`ClauseCounts`]' kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClauseKind {
+    /// Decided by the whole rule, the same way by both clauses alone.
+    Either,
+    /// Decided by the whole rule, the same way by 杀 alone only.
+    MateThreats,
+    /// Decided by the whole rule, the same way by 捉 alone only.
+    Chases,
+    /// Decided by the whole rule, by neither clause alone.
+    Together,
+    /// A draw under the whole rule that a clause alone decides.
+    BeyondWhole,
+}
+
+/// The kind of a draw of perpetual check, from its codes under the whole rule and with 杀
+/// alone and 捉 alone, and whether a clause alone decides it the other way; None when all
+/// three leave it drawn, Err when a code is no verdict by rule.
+fn clause_kind(whole: u8, mate_threats: u8, chases: u8) -> Result<Option<(ClauseKind, bool)>, ()> {
+    let (x, by_m, by_c) = (
+        rule_verdict(whole)?,
+        rule_verdict(mate_threats)?,
+        rule_verdict(chases)?,
+    );
+    let Some(win) = x else {
+        let decided = by_m.is_some() || by_c.is_some();
+        return Ok(decided.then_some((ClauseKind::BeyondWhole, false)));
+    };
+    let kind = match (by_m == x, by_c == x) {
+        (true, true) => ClauseKind::Either,
+        (true, false) => ClauseKind::MateThreats,
+        (false, true) => ClauseKind::Chases,
+        (false, false) => ClauseKind::Together,
+    };
+    let opposite = by_m == Some(!win) || by_c == Some(!win);
+    Ok(Some((kind, opposite)))
+}
+
 /// Splits what the whole rule decides beyond perpetual check by its clauses: `check_only`
 /// and `asian` are the material's two tables, `mate_threats` and `chases` its values with
 /// 杀 alone and with 捉 alone counted ([`crate::tablebase::generate::solve_with_clauses`]).
@@ -358,30 +396,25 @@ pub fn by_clause(
                         }
                         continue;
                     }
-                    let (Ok(x), Ok(by_m), Ok(by_c)) = (
-                        rule_verdict(whole[i]),
-                        rule_verdict(m[i]),
-                        rule_verdict(c[i]),
-                    ) else {
+                    let Ok(kind) = clause_kind(whole[i], m[i], c[i]) else {
                         return (n, Some(i));
                     };
-                    match x {
-                        Some(_) => {
-                            n.whole += weight;
-                            match (by_m == x, by_c == x) {
-                                (true, true) => n.either += weight,
-                                (true, false) => n.mate_threats += weight,
-                                (false, true) => n.chases += weight,
-                                (false, false) => n.together += weight,
-                            }
-                            if by_m.is_some_and(|v| Some(v) != x)
-                                || by_c.is_some_and(|v| Some(v) != x)
-                            {
-                                n.opposite += weight;
-                            }
-                        }
-                        None if by_m.is_some() || by_c.is_some() => n.beyond_whole += weight,
-                        None => {}
+                    let Some((kind, opposite)) = kind else {
+                        continue;
+                    };
+                    let count = match kind {
+                        ClauseKind::Either => &mut n.either,
+                        ClauseKind::MateThreats => &mut n.mate_threats,
+                        ClauseKind::Chases => &mut n.chases,
+                        ClauseKind::Together => &mut n.together,
+                        ClauseKind::BeyondWhole => &mut n.beyond_whole,
+                    };
+                    *count += weight;
+                    if kind != ClauseKind::BeyondWhole {
+                        n.whole += weight;
+                    }
+                    if opposite {
+                        n.opposite += weight;
                     }
                 }
                 (n, None)
@@ -404,18 +437,12 @@ pub fn by_clause(
                 if base[i] != code::DRAW {
                     continue;
                 }
-                let kind = if whole[i] == code::DRAW {
-                    if m[i] == code::DRAW && c[i] == code::DRAW {
-                        continue;
-                    }
-                    3
-                } else {
-                    match (same_verdict(m[i], whole[i]), same_verdict(c[i], whole[i])) {
-                        (true, false) => 0,
-                        (false, true) => 1,
-                        (false, false) => 2,
-                        (true, true) => continue,
-                    }
+                let kind = match clause_kind(whole[i], m[i], c[i]) {
+                    Ok(Some((ClauseKind::MateThreats, _))) => 0,
+                    Ok(Some((ClauseKind::Chases, _))) => 1,
+                    Ok(Some((ClauseKind::Together, _))) => 2,
+                    Ok(Some((ClauseKind::BeyondWhole, _))) => 3,
+                    _ => continue,
                 };
                 if lists[kind].len() < examples {
                     lists[kind].push(i as u64);
@@ -825,4 +852,31 @@ pub fn clause_report(
         black_to_move: split.sides[1],
         examples: out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind of [`ClauseCounts`], from the codes of one entry (a draw of perpetual
+    /// check) under the whole rule, with 杀 alone and with 捉 alone.
+    #[test]
+    fn a_draw_of_perpetual_check_falls_in_one_kind() {
+        let (d, win, loss) = (code::DRAW, code::rule(2, true), code::rule(0, false));
+        let win_later = code::rule(5, true);
+        let kind = |w, m, c| clause_kind(w, m, c).unwrap();
+        assert_eq!(kind(d, d, d), None);
+        // a verdict's level does not matter, its side does
+        assert_eq!(kind(win, win_later, win), Some((ClauseKind::Either, false)));
+        assert_eq!(kind(win, win, d), Some((ClauseKind::MateThreats, false)));
+        assert_eq!(kind(loss, d, loss), Some((ClauseKind::Chases, false)));
+        assert_eq!(kind(win, d, d), Some((ClauseKind::Together, false)));
+        assert_eq!(kind(win, loss, d), Some((ClauseKind::Together, true)));
+        assert_eq!(kind(win, win, loss), Some((ClauseKind::MateThreats, true)));
+        assert_eq!(kind(d, d, win), Some((ClauseKind::BeyondWhole, false)));
+        assert_eq!(kind(d, loss, d), Some((ClauseKind::BeyondWhole, false)));
+        // a mate's code is no verdict by rule among perpetual check's draws
+        assert!(clause_kind(code::decided(3), d, d).is_err());
+        assert!(clause_kind(win, d, code::decided(4)).is_err());
+    }
 }

@@ -104,7 +104,7 @@ impl Rules {
 /// Which kinds of 打 besides 将 the whole rule ([`Rules::Asian`]) counts: both, as the rule
 /// does and every table is built; or one of them, to measure what each clause decides
 /// (`canju diff --by-clause`, [`crate::tablebase::generate::solve_with_clauses`]). A move
-/// that is 杀 and 捉 at once counts as 杀.
+/// that is 杀 and 捉 at once is 打 under either clause alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Clauses {
     /// 杀: a threat of mate is 打.
