@@ -669,6 +669,37 @@ impl Retrograde<'_> {
         self.fold_members(bits, || (), |s, i, _| f(s, i));
     }
 
+    /// Takes every member out of `bits` (left clear) and runs `f` on it, not set up, in
+    /// parallel; returns the sum of what `f` returns. `f` must not touch `bits`.
+    fn drain_members(
+        &self,
+        bits: &Bits,
+        f: impl Fn(&mut Scratch, u64) -> u64 + Sync + Send,
+    ) -> u64 {
+        const _: () = assert!(CHUNK.is_multiple_of(64), "a word of bits in one chunk");
+        (0..self.chunks())
+            .into_par_iter()
+            .map_init(Scratch::new, |s, chunk| {
+                let start = (chunk * CHUNK / 64) as usize;
+                let end = (((chunk + 1) * CHUNK).min(self.layout.size())).div_ceil(64) as usize;
+                let mut sum = 0;
+                for w in start..end {
+                    let mut word = bits.0[w].load(Relaxed);
+                    if word == 0 {
+                        continue;
+                    }
+                    bits.0[w].store(0, Relaxed);
+                    while word != 0 {
+                        let i = w as u64 * 64 + word.trailing_zeros() as u64;
+                        word &= word - 1;
+                        sum += f(s, i);
+                    }
+                }
+                sum
+            })
+            .sum()
+    }
+
     /// Runs `f` on every member of `bits` in parallel, each chunk of entries gathering
     /// into its own `R` (made by `new`); returns them in index order.
     fn fold_members<R: Gathered>(
@@ -1182,13 +1213,16 @@ impl Retrograde<'_> {
         let l = !w;
         let (win, lost) = (code::rule(level, true), LOST + level as u8);
         let mut added = 0;
+        // each frontier is emptied as it is walked back from, so that it is ready to take
+        // the next one; the walks count what they add
+        frontier_w.clear();
         loop {
             // newly lost L-to-move positions: their W-to-move predecessors win
-            frontier_w.clear();
             let parents_w = self.values[w.index()];
             // (`collect_parents` sets each position up)
-            self.each_member(frontier_l, |s, i| {
+            let won = self.drain_members(frontier_l, |s, i| {
                 let found = self.collect_parents(s, i, l, parents_w);
+                let mut won = 0;
                 for &p in &found {
                     // (most are won already: a load first spares the exclusive access)
                     let cell = &parents_w[p as usize];
@@ -1198,26 +1232,26 @@ impl Retrograde<'_> {
                             .is_ok()
                     {
                         frontier_w.set(p);
+                        won += 1;
                     }
                 }
                 s.parents = found;
+                won
             });
-            let won = frontier_w.count();
             if won == 0 {
-                frontier_l.clear();
                 return added;
             }
             added += won;
             // newly won W-to-move positions: one more move of each predecessor loses
-            frontier_l.clear();
             let parents_l = self.values[l.index()];
-            self.each_member(frontier_w, |s, i| {
+            let lost_now = self.drain_members(frontier_w, |s, i| {
                 let found = self.collect_parents(s, i, w, parents_l);
                 // L's move into i checks when W stands in check in i (the position in `s`,
                 // set up by `collect_parents`; with no parents it is never asked): a lost
                 // check does not change whether L is a candidate for a trap
                 let quiet =
                     !found.is_empty() && !s.pos.in_check_against(w, self.attackers[l.index()]);
+                let mut lost_now = 0;
                 for &p in &found {
                     let cell = &parents_l[p as usize];
                     let mut c = cell.load(Relaxed);
@@ -1229,6 +1263,7 @@ impl Retrograde<'_> {
                             Ok(_) => {
                                 if last {
                                     frontier_l.set(p);
+                                    lost_now += 1;
                                 } else if quiet {
                                     work.dirty.set(p);
                                 }
@@ -1239,8 +1274,8 @@ impl Retrograde<'_> {
                     }
                 }
                 s.parents = found;
+                lost_now
             });
-            let lost_now = frontier_l.count();
             if lost_now == 0 {
                 return added;
             }
