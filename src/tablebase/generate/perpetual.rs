@@ -669,6 +669,14 @@ impl Retrograde<'_> {
         self.fold_members(bits, || (), |s, i, _| f(s, i));
     }
 
+    /// The words of a bit set over this table's entries that hold chunk `chunk`'s bits.
+    fn chunk_words(&self, chunk: u64) -> std::ops::Range<usize> {
+        const _: () = assert!(CHUNK.is_multiple_of(64), "a word of bits in one chunk");
+        let start = (chunk * CHUNK / 64) as usize;
+        let end = ((chunk + 1) * CHUNK).min(self.layout.size()).div_ceil(64) as usize;
+        start..end
+    }
+
     /// Takes every member out of `bits` (left clear) and runs `f` on it, not set up, in
     /// parallel; returns the sum of what `f` returns. `f` must not touch `bits`.
     fn drain_members(
@@ -676,14 +684,11 @@ impl Retrograde<'_> {
         bits: &Bits,
         f: impl Fn(&mut Scratch, u64) -> u64 + Sync + Send,
     ) -> u64 {
-        const _: () = assert!(CHUNK.is_multiple_of(64), "a word of bits in one chunk");
         (0..self.chunks())
             .into_par_iter()
             .map_init(Scratch::new, |s, chunk| {
-                let start = (chunk * CHUNK / 64) as usize;
-                let end = (((chunk + 1) * CHUNK).min(self.layout.size())).div_ceil(64) as usize;
                 let mut sum = 0;
-                for w in start..end {
+                for w in self.chunk_words(chunk) {
                     let mut word = bits.0[w].load(Relaxed);
                     if word == 0 {
                         continue;
@@ -712,9 +717,7 @@ impl Retrograde<'_> {
             .into_par_iter()
             .map_init(Scratch::new, |s, chunk| {
                 let mut out = new();
-                let start = (chunk * CHUNK / 64) as usize;
-                let end = (((chunk + 1) * CHUNK).min(self.layout.size())).div_ceil(64) as usize;
-                for w in start..end {
+                for w in self.chunk_words(chunk) {
                     let mut word = bits.0[w].load(Relaxed);
                     while word != 0 {
                         let i = w as u64 * 64 + word.trailing_zeros() as u64;
@@ -1200,8 +1203,9 @@ impl Retrograde<'_> {
     }
 
     /// Closes the set won for W under forcing: walks back from the newly won positions
-    /// until none is added, giving each position it adds its code at `level`; returns how
-    /// many it added.
+    /// (the L-to-move positions newly lost, in `frontier_l`) until none is added, giving
+    /// each position it adds its code at `level`; returns how many it added. Both
+    /// frontiers are left clear.
     fn attract(
         &self,
         w: Color,
