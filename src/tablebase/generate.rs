@@ -124,12 +124,13 @@ struct Retrograde<'a> {
     captures: Vec<Option<CaptureTarget>>,
     values: [&'a [AtomicU8]; 2],
     /// The groups of [`GROUP`] entries that hold the positions the current layer walks
-    /// back from, one bit a group, per side to move.
-    frontier: [&'a Bits; 2],
+    /// back from, one bit a group, per side to move (empty once the mate search is done:
+    /// see [`Retrograde::release_layer_sets`]).
+    frontier: [Bits; 2],
     /// The groups given the next layer's frontier while the current layer runs (entries
     /// decided in the current layer's own number of plies), one bit a group, per side to
     /// move.
-    next: [&'a Bits; 2],
+    next: [Bits; 2],
     /// Two sets of entries, one bit each, per side to move, for the perpetual-check pass
     /// (empty in a table without the rule).
     found: [&'a Bits; 2],
@@ -253,17 +254,8 @@ pub fn solve_resumable(
                 solver.summarize_ahead();
                 solver.resume_far(r.far);
             }
-            let checkpoint = |phase: Phase| match checkpoints {
-                Some(c) => c.after(
-                    phase,
-                    solver.max_plies.load(Relaxed),
-                    solver.values,
-                    &|| solver.far_entries(),
-                    &|t| progress.note(t),
-                ),
-                None => Ok(()),
-            };
             if from.is_none_or(|p| p < Phase::Mated) {
+                let checkpoint = solver.checkpointer(checkpoints, progress);
                 solver.run(progress, from, &checkpoint)?;
                 // undecided positions are draws when endless play is a draw; under the
                 // perpetual-check rule, black's keep their counters for the pass with red as
@@ -275,6 +267,8 @@ pub fn solve_resumable(
                 checkpoint(Phase::Mated)?;
             }
             if solver.rules.judges_repetition() {
+                solver.release_layer_sets();
+                let checkpoint = solver.checkpointer(checkpoints, progress);
                 let red_done = from == Some(Phase::RedRuleWins);
                 solver.apply_perpetual_check(progress, red_done, &checkpoint)?;
             }
@@ -320,6 +314,7 @@ pub fn solve_with_clauses(
     let far = with_solver(material, tb, &mut red, &mut black, clauses, |solver| {
         solver.run(progress, None, &|_: Phase| Ok(()))?;
         solver.undecided_to_draws(solver.values[Color::Red.index()]);
+        solver.release_layer_sets();
         solver.apply_perpetual_check(progress, false, &|_: Phase| Ok(()))?;
         Ok(solver.far_entries())
     })?;
@@ -339,7 +334,7 @@ fn with_solver<R>(
     red: &mut [u8],
     black: &mut [u8],
     clauses: Clauses,
-    f: impl FnOnce(&Retrograde) -> Result<R, TableError>,
+    f: impl FnOnce(&mut Retrograde) -> Result<R, TableError>,
 ) -> Result<R, TableError> {
     let layout = Layout::new(material).ok_or_else(|| {
         TableError::Unsupported(format!("{material}: more than {MAX_PIECES} pieces"))
@@ -387,19 +382,16 @@ fn with_solver<R>(
     };
     let found_red = Bits::new(bits as u64);
     let found_black = Bits::new(bits as u64);
-    let frontier_red = Bits::new(size.div_ceil(GROUP) as u64);
-    let frontier_black = Bits::new(size.div_ceil(GROUP) as u64);
-    let next_red = Bits::new(size.div_ceil(GROUP) as u64);
-    let next_black = Bits::new(size.div_ceil(GROUP) as u64);
-    let solver = Retrograde {
+    let groups = size.div_ceil(GROUP) as u64;
+    let mut solver = Retrograde {
         layout,
         pieces,
         black_general,
         captures,
         values: [atomic_view(red), atomic_view(black)],
         found: [&found_red, &found_black],
-        frontier: [&frontier_red, &frontier_black],
-        next: [&next_red, &next_black],
+        frontier: [Bits::new(groups), Bits::new(groups)],
+        next: [Bits::new(groups), Bits::new(groups)],
         ahead: (0..layout_size_chunks)
             .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
             .collect(),
@@ -412,7 +404,7 @@ fn with_solver<R>(
         far_from: wide_from(),
         far: Mutex::new(Far::default()),
     };
-    f(&solver)
+    f(&mut solver)
 }
 
 /// Asks the processor to start loading the cells about to be updated, so that their
@@ -440,6 +432,33 @@ impl Retrograde<'_> {
         let mut f = self.failure.lock().expect("lock");
         if f.is_none() {
             *f = Some(e);
+        }
+    }
+
+    /// Gives back the mate search's layer sets ([`Retrograde::frontier`] and
+    /// [`Retrograde::next`]) once it is done: the rule pass does not use them, and its
+    /// peak is the build's.
+    fn release_layer_sets(&mut self) {
+        self.frontier = [Bits::new(0), Bits::new(0)];
+        self.next = [Bits::new(0), Bits::new(0)];
+    }
+
+    /// What a build calls after each phase: writes a checkpoint when `checkpoints` is
+    /// given.
+    fn checkpointer<'s>(
+        &'s self,
+        checkpoints: Option<&'s Checkpoints>,
+        progress: &'s dyn Progress,
+    ) -> impl Fn(Phase) -> Result<(), TableError> + 's {
+        move |phase: Phase| match checkpoints {
+            Some(c) => c.after(
+                phase,
+                self.max_plies.load(Relaxed),
+                self.values,
+                &|| self.far_entries(),
+                &|t| progress.note(t),
+            ),
+            None => Ok(()),
         }
     }
 
@@ -823,8 +842,8 @@ impl Retrograde<'_> {
             summary.fetch_and(!bit, Relaxed);
         }
         for turn in Color::ALL {
-            let frontier = self.frontier[turn.index()];
-            let next = self.next[turn.index()];
+            let frontier = &self.frontier[turn.index()];
+            let next = &self.next[turn.index()];
             if !scan {
                 for w in words.clone() {
                     frontier.0[w].store(next.0[w].swap(0, Relaxed), Relaxed);
@@ -865,7 +884,7 @@ impl Retrograde<'_> {
         let start = (chunk * CHUNK) as usize;
         let end = ((chunk + 1) * CHUNK).min(self.layout.size()) as usize;
         for turn in Color::ALL {
-            let frontier = self.frontier[turn.index()];
+            let frontier = &self.frontier[turn.index()];
             let cells = &self.values[turn.index()];
             let parents = &self.values[(!turn).index()];
             for w in start / GROUP_WORD..end.div_ceil(GROUP_WORD) {
