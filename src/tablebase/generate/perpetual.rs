@@ -117,14 +117,61 @@ struct Work {
 /// Kept from stage to stage of one winner and pruned as positions are decided, so that a
 /// candidate's moves are generated once. A candidate one of whose moves escapes into a
 /// position the loser wins can never be trapped and gets no row.
+///
+/// A row is never empty: it holds every move of its candidate into a position not won
+/// (a candidate with none is lost, and one with a move into a position the loser wins has
+/// no row), and an entry leaves it only when the position it leads to is won, which
+/// counts the candidate's moves down by one; so its rows end as it is decided. Where each
+/// row starts is a bit an entry.
 struct Rows<S> {
     nodes: Vec<S>,
-    /// Each row's length: one byte (a position has fewer than 256 moves).
-    len: Vec<u8>,
-    /// Where every [`ROW_GROUP`]-th row starts in `adj`; a row's start is its group's
-    /// plus the lengths before it in the group.
+    /// Bit `j % 64` of word `j / 64`: entry `j` of `adj` is the first of its row.
+    first: Vec<u64>,
+    /// Where every [`ROW_GROUP`]-th row starts in `adj`.
     start: Vec<u32>,
     adj: Vec<S>,
+}
+
+/// The row starts of [`Rows`] after a given entry, one after the other.
+struct Starts<'a> {
+    first: &'a [u64],
+    /// The word being read, and what is left of it.
+    w: usize,
+    word: u64,
+    /// Where the last row ends.
+    end: usize,
+}
+
+impl<'a> Starts<'a> {
+    /// The starts after entry `at`, in rows ending at `end`.
+    #[inline]
+    fn after(first: &'a [u64], at: usize, end: usize) -> Starts<'a> {
+        let w = (at + 1) / 64;
+        let word = first
+            .get(w)
+            .map_or(0, |&word| word & (u64::MAX << ((at + 1) % 64)));
+        Starts {
+            first,
+            w,
+            word,
+            end,
+        }
+    }
+
+    /// The next row start (`end` past the last row).
+    #[inline]
+    fn next(&mut self) -> usize {
+        while self.word == 0 {
+            self.w += 1;
+            match self.first.get(self.w) {
+                Some(&word) => self.word = word,
+                None => return self.end,
+            }
+        }
+        let at = self.w * 64 + self.word.trailing_zeros() as usize;
+        self.word &= self.word - 1;
+        at
+    }
 }
 
 /// Rows per stored start in [`Rows`]: as many as a word has bits, so that a set of rows
@@ -163,27 +210,53 @@ impl<S: Slot> Rows<S> {
     fn new() -> Rows<S> {
         Rows {
             nodes: Vec::new(),
-            len: Vec::new(),
+            first: Vec::new(),
             start: Vec::new(),
             adj: Vec::new(),
+        }
+    }
+
+    /// Where the row `n` rows after the one starting at `at` starts (the end of `adj`
+    /// past the last row): the `n`-th row start after `at`.
+    #[inline]
+    fn skip_rows(&self, at: usize, n: usize) -> usize {
+        if n == 0 {
+            return at;
+        }
+        let mut need = n as u32;
+        let mut w = (at + 1) / 64;
+        let Some(&word) = self.first.get(w) else {
+            return self.adj.len();
+        };
+        let mut word = word & (u64::MAX << ((at + 1) % 64));
+        loop {
+            let here = word.count_ones();
+            if here >= need {
+                for _ in 1..need {
+                    word &= word - 1;
+                }
+                return w * 64 + word.trailing_zeros() as usize;
+            }
+            need -= here;
+            w += 1;
+            match self.first.get(w) {
+                Some(&next) => word = next,
+                None => return self.adj.len(),
+            }
         }
     }
 
     /// Where row `k`'s entries start in `adj`.
     fn row_start(&self, k: usize) -> usize {
         let g = k / ROW_GROUP;
-        self.start[g] as usize
-            + self.len[g * ROW_GROUP..k]
-                .iter()
-                .map(|&l| l as usize)
-                .sum::<usize>()
+        self.skip_rows(self.start[g] as usize, k - g * ROW_GROUP)
     }
 
     /// Row `k`'s entries.
     #[cfg(test)]
     fn row(&self, k: usize) -> &[S] {
         let at = self.row_start(k);
-        &self.adj[at..at + self.len[k] as usize]
+        &self.adj[at..self.skip_rows(at, 1)]
     }
 
     /// Calls `f` with each row's node and entries, in parallel by groups of rows.
@@ -192,7 +265,7 @@ impl<S: Slot> Rows<S> {
         self.start.par_iter().enumerate().for_each(|(g, &at)| {
             let mut at = at as usize;
             for k in g * ROW_GROUP..((g + 1) * ROW_GROUP).min(self.nodes.len()) {
-                let end = at + self.len[k] as usize;
+                let end = self.skip_rows(at, 1);
                 f(self.nodes[k], &self.adj[at..end]);
                 at = end;
             }
@@ -205,12 +278,15 @@ impl<S: Slot> Rows<S> {
     fn walk_group(&self, g: usize, at: u32, word: u64, mut f: impl FnMut(u32, S, &[S])) {
         let base = g * ROW_GROUP;
         let (mut left, mut at, mut k) = (word, at as usize, base);
+        let mut starts = Starts::after(&self.first, at, self.adj.len());
         while left != 0 {
             let bit = left.trailing_zeros();
             left &= left - 1;
             let next = base + bit as usize;
-            at += self.len[k..next].iter().map(|&l| l as usize).sum::<usize>();
-            let end = at + self.len[next] as usize;
+            for _ in k..next {
+                at = starts.next();
+            }
+            let end = starts.next();
             f(bit, self.nodes[next], &self.adj[at..end]);
             at = end;
             k = next + 1;
@@ -245,22 +321,34 @@ impl<S: Slot> Rows<S> {
             .reduce(|| false, |a, b| a || b)
     }
 
-    /// Sets the groups' starts from the lengths.
+    /// Sets the groups' starts from the rows' first entries.
     fn restart(&mut self) {
         self.start.clear();
         self.start
             .reserve_exact(self.nodes.len().div_ceil(ROW_GROUP));
-        let mut at = 0u32;
-        for (k, &l) in self.len.iter().enumerate() {
-            if k.is_multiple_of(ROW_GROUP) {
-                self.start.push(at);
+        // the rows k.. start in word w: those whose number is a multiple of ROW_GROUP
+        // begin a group
+        let mut k: usize = 0;
+        for (w, &word) in self.first.iter().enumerate() {
+            let here = word.count_ones() as usize;
+            let mut g = k.next_multiple_of(ROW_GROUP);
+            while g < k + here {
+                let mut pick = word;
+                for _ in 0..g - k {
+                    pick &= pick - 1;
+                }
+                self.start
+                    .push((w * 64 + pick.trailing_zeros() as usize) as u32);
+                g += ROW_GROUP;
             }
-            at += l as u32;
+            k += here;
         }
+        debug_assert_eq!(k, self.nodes.len(), "a row start for every node");
     }
 
     /// Among the rows from the `first` on, drops those of nodes that fail `keep_node` and
-    /// the entries that fail `keep_adj`.
+    /// the entries that fail `keep_adj`. A row that keeps its node keeps an entry (see
+    /// [`Rows`]).
     fn prune(
         &mut self,
         first: usize,
@@ -275,14 +363,30 @@ impl<S: Slot> Rows<S> {
         let nodes = keep_bits(&self.nodes[first..], keep_node);
         let adj = keep_bits(&self.adj[base..], keep_adj);
         let (mut n, mut e) = (first, base);
-        // row k's entries start where row k − 1's ended before compaction
+        // row k's entries start where row k − 1's ended before compaction; its marks are
+        // read before any is written there (a row is written at or before where it was)
         let mut from = base;
+        // the next row start after `from`, read ahead of any write (writes stay below it)
+        let (mut w, mut word) = ((base + 1) / 64, 0u64);
+        if let Some(&x) = self.first.get(w) {
+            word = x & (u64::MAX << ((base + 1) % 64));
+        }
         for k in first..self.nodes.len() {
-            let keep = bit(&nodes, k - first);
-            let to = from + self.len[k] as usize;
+            let to = loop {
+                if word != 0 {
+                    let at = w * 64 + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    break at;
+                }
+                w += 1;
+                match self.first.get(w) {
+                    Some(&x) => word = x,
+                    None => break self.adj.len(),
+                }
+            };
             let row = from..to;
             from = to;
-            if !keep {
+            if !bit(&nodes, k - first) {
                 continue;
             }
             self.nodes[n] = self.nodes[k];
@@ -293,12 +397,22 @@ impl<S: Slot> Rows<S> {
                     e += 1;
                 }
             }
-            self.len[n] = (e - at) as u8;
+            assert!(
+                e > at,
+                "a candidate kept with every check of its row decided"
+            );
+            for j in at..e {
+                self.first[j / 64] &= !(1 << (j % 64));
+            }
+            self.first[at / 64] |= 1 << (at % 64);
             n += 1;
         }
         self.nodes.truncate(n);
-        self.len.truncate(n);
         self.adj.truncate(e);
+        self.first.truncate(e.div_ceil(64));
+        if !e.is_multiple_of(64) {
+            self.first[e / 64] &= (1 << (e % 64)) - 1;
+        }
         self.restart();
     }
 
@@ -313,15 +427,26 @@ impl<S: Slot> Rows<S> {
         // exactly what the rows need: growth by doubling would hold up to twice that
         let nodes = parts.iter().map(|p| p.nodes.len()).sum::<usize>();
         self.nodes.reserve_exact(nodes);
-        self.len.reserve_exact(nodes);
         self.adj.reserve_exact(total - self.adj.len());
+        self.first
+            .reserve_exact(total.div_ceil(64) - self.first.len());
         // the parts' memory goes back to the system as they are copied, so that the rows
         // are not held twice over
         let mut give_back = GiveBack::default();
         for part in parts {
+            let at = self.adj.len();
             self.nodes.extend_from_slice(&part.nodes);
-            self.len.extend_from_slice(&part.len);
             self.adj.extend_from_slice(&part.adj);
+            // the part's marks, shifted to where its entries now are
+            self.first.resize(self.adj.len().div_ceil(64), 0);
+            let shift = at % 64;
+            for (w, &word) in part.first.iter().enumerate() {
+                let to = at / 64 + w;
+                self.first[to] |= word << shift;
+                if shift > 0 && word >> (64 - shift) != 0 {
+                    self.first[to + 1] |= word >> (64 - shift);
+                }
+            }
             let bytes = (part.adj.len() + part.nodes.len()) * std::mem::size_of::<S>();
             drop(part);
             give_back.freed(bytes);
@@ -333,27 +458,29 @@ impl<S: Slot> Rows<S> {
     /// The memory its vectors hold.
     fn bytes(&self) -> usize {
         (self.nodes.capacity() + self.adj.capacity()) * std::mem::size_of::<S>()
-            + self.len.capacity()
+            + self.first.capacity() * 8
             + self.start.capacity() * 4
     }
 
     /// Gives back the room its vectors grew beyond what they hold.
     fn shrink(&mut self) {
         self.nodes.shrink_to_fit();
-        self.len.shrink_to_fit();
+        self.first.shrink_to_fit();
         self.start.shrink_to_fit();
         self.adj.shrink_to_fit();
     }
 
-    /// Adds a row: `node` and the indices in `adj` (fewer than 256: a position's moves).
+    /// Adds a row: `node` and the indices in `adj`, at least one (see [`Rows`]).
     fn push(&mut self, node: u64, adj: &[u64]) {
+        assert!(!adj.is_empty(), "a candidate's row with no check in it");
+        let at = self.adj.len();
         if self.nodes.len().is_multiple_of(ROW_GROUP) {
-            self.start.push(self.adj.len() as u32);
+            self.start.push(at as u32);
         }
         self.nodes.push(S::of(node));
-        self.len
-            .push(u8::try_from(adj.len()).expect("a position has fewer than 256 moves"));
         self.adj.extend(adj.iter().map(|&a| S::of(a)));
+        self.first.resize(self.adj.len().div_ceil(64), 0);
+        self.first[at / 64] |= 1 << (at % 64);
     }
 }
 
@@ -1659,7 +1786,7 @@ mod tests {
         rows.push(11, &[4, 5]);
         rows.push(12, &[6]);
         rows.push(13, &[7, 8, 9]);
-        rows.push(14, &[]);
+        rows.push(14, &[10]);
         // drop node 12 and the entries 2, 5 and 8
         rows.prune(0, |n| n != 12, |a| a % 3 != 2);
         let got: Vec<(u32, Vec<u32>)> = (0..rows.nodes.len())
@@ -1671,7 +1798,7 @@ mod tests {
                 (10, vec![1, 3]),
                 (11, vec![4]),
                 (13, vec![7, 9]),
-                (14, vec![]),
+                (14, vec![10]),
             ]
         );
         // from the second row on only
@@ -1744,15 +1871,22 @@ mod tests {
             ),
             [0]
         );
-        // a candidate without checks into drawn positions (all its moves lose) is trapped
-        assert_eq!(trap(&[(3, &[])], &[], &[]), [3]);
+    }
+
+    /// A candidate whose every move loses is lost, never a row: rows refuse to be empty,
+    /// which is what lets them mark where each row starts instead of its length.
+    #[test]
+    #[should_panic(expected = "a candidate's row with no check in it")]
+    fn a_row_is_never_empty() {
+        Rows::<u32>::new().push(3, &[]);
     }
 
     /// Rows over many groups of [`ROW_GROUP`], joined from parts and pruned twice, read
     /// alike by row number and by the parallel walk, and as a plain list of lists says.
     #[test]
     fn rows_across_groups_match_a_plain_list() {
-        let row_of = |k: u64| -> Vec<u64> { (0..k % 7).map(|j| k * 10 + j).collect() };
+        // rows of 1 to 7 entries (a row is never empty)
+        let row_of = |k: u64| -> Vec<u64> { (0..=k % 7).map(|j| k * 10 + j).collect() };
         let mut plain: Vec<(u32, Vec<u32>)> = Vec::new();
         let mut rows = Rows::<u32>::new();
         let mut parts = Vec::new();
@@ -1779,7 +1913,11 @@ mod tests {
             assert_eq!(walked, sorted);
         };
         check(&rows, &plain);
-        let (keep_node, keep_adj) = (|n: u64| n % 5 != 3, |a: u64| a % 3 != 1);
+        // every row kept keeps its first entry
+        let (keep_node, keep_adj) = (
+            |n: u64| n % 5 != 3,
+            |a: u64| a.is_multiple_of(10) || a % 3 != 1,
+        );
         rows.prune(100, keep_node, keep_adj);
         let mut expected: Vec<(u32, Vec<u32>)> = plain[..100].to_vec();
         for (n, row) in &plain[100..] {
@@ -1795,6 +1933,14 @@ mod tests {
         check(&rows, &expected);
         rows.prune(0, |n| n % 2 == 0, |_| true);
         expected.retain(|(n, _)| n % 2 == 0);
+        check(&rows, &expected);
+        // more rows appended after a pruning, their marks shifted to where they land
+        let mut more = Rows::<u32>::new();
+        for k in 1000..1070u64 {
+            more.push(k, &row_of(k));
+            expected.push((k as u32, row_of(k).iter().map(|&a| a as u32).collect()));
+        }
+        rows.append(vec![more]).unwrap();
         check(&rows, &expected);
         // the rows chosen by a bit each, walked and swept: the sweep clears the bits of
         // the rows its test passes, and only those
