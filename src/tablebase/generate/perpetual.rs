@@ -1882,30 +1882,38 @@ mod tests {
     }
 
     /// Rows over many groups of [`ROW_GROUP`], joined from parts and pruned twice, read
-    /// alike by row number and by the parallel walk, and as a plain list of lists says.
+    /// alike by row number and by the parallel walk, and as a plain list of lists says; in
+    /// 32-bit entries and in 64-bit ones above 2^32 (tables with more entries a side).
     #[test]
     fn rows_across_groups_match_a_plain_list() {
+        rows_match_a_plain_list::<u32>(0);
+        rows_match_a_plain_list::<u64>(10_000_000_000_000);
+    }
+
+    fn rows_match_a_plain_list<S: Slot>(base: u64) {
+        type Plain = Vec<(u64, Vec<u64>)>;
         // rows of 1 to 7 entries (a row is never empty)
-        let row_of = |k: u64| -> Vec<u64> { (0..=k % 7).map(|j| k * 10 + j).collect() };
-        let mut plain: Vec<(u32, Vec<u32>)> = Vec::new();
-        let mut rows = Rows::<u32>::new();
+        let row_of = |k: u64| -> Vec<u64> { (0..=k % 7).map(|j| base + k * 10 + j).collect() };
+        let read = |n: S, row: &[S]| (n.index(), row.iter().map(|a| a.index()).collect());
+        let mut plain: Plain = Vec::new();
+        let mut rows = Rows::<S>::new();
         let mut parts = Vec::new();
         for part in 0..3u64 {
-            let mut p = Rows::<u32>::new();
+            let mut p = Rows::<S>::new();
             for k in part * 150..(part + 1) * 150 {
-                p.push(k, &row_of(k));
-                plain.push((k as u32, row_of(k).iter().map(|&a| a as u32).collect()));
+                p.push(base + k, &row_of(k));
+                plain.push((base + k, row_of(k)));
             }
             parts.push(p);
         }
         rows.append(parts).unwrap();
-        let check = |rows: &Rows<u32>, plain: &[(u32, Vec<u32>)]| {
+        let check = |rows: &Rows<S>, plain: &[(u64, Vec<u64>)]| {
             assert_eq!(rows.nodes.len(), plain.len());
-            for (k, (n, row)) in plain.iter().enumerate() {
-                assert_eq!((rows.nodes[k], rows.row(k)), (*n, &row[..]), "row {k}");
+            for (k, want) in plain.iter().enumerate() {
+                assert_eq!(&read(rows.nodes[k], rows.row(k)), want, "row {k}");
             }
             let walked = std::sync::Mutex::new(Vec::new());
-            rows.for_each_row(|n, row| walked.lock().unwrap().push((n, row.to_vec())));
+            rows.for_each_row(|n, row| walked.lock().unwrap().push(read(n, row)));
             let mut walked = walked.into_inner().unwrap();
             walked.sort();
             let mut sorted = plain.to_vec();
@@ -1919,14 +1927,10 @@ mod tests {
             |a: u64| a.is_multiple_of(10) || a % 3 != 1,
         );
         rows.prune(100, keep_node, keep_adj);
-        let mut expected: Vec<(u32, Vec<u32>)> = plain[..100].to_vec();
+        let mut expected: Plain = plain[..100].to_vec();
         for (n, row) in &plain[100..] {
-            if keep_node(*n as u64) {
-                let row = row
-                    .iter()
-                    .copied()
-                    .filter(|&a| keep_adj(a as u64))
-                    .collect();
+            if keep_node(*n) {
+                let row = row.iter().copied().filter(|&a| keep_adj(a)).collect();
                 expected.push((*n, row));
             }
         }
@@ -1935,10 +1939,10 @@ mod tests {
         expected.retain(|(n, _)| n % 2 == 0);
         check(&rows, &expected);
         // more rows appended after a pruning, their marks shifted to where they land
-        let mut more = Rows::<u32>::new();
+        let mut more = Rows::<S>::new();
         for k in 1000..1070u64 {
-            more.push(k, &row_of(k));
-            expected.push((k as u32, row_of(k).iter().map(|&a| a as u32).collect()));
+            more.push(base + k, &row_of(k));
+            expected.push((base + k, row_of(k)));
         }
         rows.append(vec![more]).unwrap();
         check(&rows, &expected);
@@ -1950,22 +1954,20 @@ mod tests {
             words[k / 64] |= 1 << (k % 64);
         }
         let walked = std::sync::Mutex::new(Vec::new());
-        rows.for_each_row_in(&words, |n, row| {
-            walked.lock().unwrap().push((n, row.to_vec()))
-        });
+        rows.for_each_row_in(&words, |n, row| walked.lock().unwrap().push(read(n, row)));
         let mut walked = walked.into_inner().unwrap();
         walked.sort();
-        let want: Vec<(u32, Vec<u32>)> = (0..expected.len())
+        let want: Plain = (0..expected.len())
             .filter(|&k| chosen(k))
             .map(|k| expected[k].clone())
             .collect();
         assert_eq!(walked, want);
-        let passes = |n: u32, row: &[u32]| row.len().is_multiple_of(2) && n.is_multiple_of(4);
-        assert!(rows.sweep_rows(&mut words, |n, row| passes(n, row)));
+        let passes = |n: u64, len: usize| len.is_multiple_of(2) && n.is_multiple_of(4);
+        assert!(rows.sweep_rows(&mut words, |n, row| passes(n.index(), row.len())));
         for (k, (n, row)) in expected.iter().enumerate() {
             let set = words[k / 64] >> (k % 64) & 1 != 0;
-            assert_eq!(set, chosen(k) && !passes(*n, row), "row {k}");
+            assert_eq!(set, chosen(k) && !passes(*n, row.len()), "row {k}");
         }
-        assert!(!rows.sweep_rows(&mut words, |n, row| passes(n, row)));
+        assert!(!rows.sweep_rows(&mut words, |n, row| passes(n.index(), row.len())));
     }
 }
