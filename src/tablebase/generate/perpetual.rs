@@ -132,40 +132,34 @@ struct Rows<S> {
     adj: Vec<S>,
 }
 
-/// The row starts of [`Rows`] after a given entry, one after the other.
-struct Starts<'a> {
-    first: &'a [u64],
+/// The row starts of [`Rows`] after a given entry, one after the other, read from its marks
+/// (`Rows::first`). It holds no borrow of them, so that pruning can read the old marks
+/// ahead of its writes.
+struct Starts {
     /// The word being read, and what is left of it.
     w: usize,
     word: u64,
-    /// Where the last row ends.
-    end: usize,
 }
 
-impl<'a> Starts<'a> {
-    /// The starts after entry `at`, in rows ending at `end`.
+impl Starts {
+    /// The starts after entry `at`.
     #[inline]
-    fn after(first: &'a [u64], at: usize, end: usize) -> Starts<'a> {
+    fn after(first: &[u64], at: usize) -> Starts {
         let w = (at + 1) / 64;
         let word = first
             .get(w)
             .map_or(0, |&word| word & (u64::MAX << ((at + 1) % 64)));
-        Starts {
-            first,
-            w,
-            word,
-            end,
-        }
+        Starts { w, word }
     }
 
-    /// The next row start (`end` past the last row).
+    /// The next row start, or `end` (where the last row ends) past the last.
     #[inline]
-    fn next(&mut self) -> usize {
+    fn next(&mut self, first: &[u64], end: usize) -> usize {
         while self.word == 0 {
             self.w += 1;
-            match self.first.get(self.w) {
+            match first.get(self.w) {
                 Some(&word) => self.word = word,
-                None => return self.end,
+                None => return end,
             }
         }
         let at = self.w * 64 + self.word.trailing_zeros() as usize;
@@ -217,33 +211,10 @@ impl<S: Slot> Rows<S> {
     }
 
     /// Where the row `n` rows after the one starting at `at` starts (the end of `adj`
-    /// past the last row): the `n`-th row start after `at`.
-    #[inline]
+    /// past the last row).
     fn skip_rows(&self, at: usize, n: usize) -> usize {
-        if n == 0 {
-            return at;
-        }
-        let mut need = n as u32;
-        let mut w = (at + 1) / 64;
-        let Some(&word) = self.first.get(w) else {
-            return self.adj.len();
-        };
-        let mut word = word & (u64::MAX << ((at + 1) % 64));
-        loop {
-            let here = word.count_ones();
-            if here >= need {
-                for _ in 1..need {
-                    word &= word - 1;
-                }
-                return w * 64 + word.trailing_zeros() as usize;
-            }
-            need -= here;
-            w += 1;
-            match self.first.get(w) {
-                Some(&next) => word = next,
-                None => return self.adj.len(),
-            }
-        }
+        let mut starts = Starts::after(&self.first, at);
+        (0..n).fold(at, |_, _| starts.next(&self.first, self.adj.len()))
     }
 
     /// Where row `k`'s entries start in `adj`.
@@ -278,15 +249,16 @@ impl<S: Slot> Rows<S> {
     fn walk_group(&self, g: usize, at: u32, word: u64, mut f: impl FnMut(u32, S, &[S])) {
         let base = g * ROW_GROUP;
         let (mut left, mut at, mut k) = (word, at as usize, base);
-        let mut starts = Starts::after(&self.first, at, self.adj.len());
+        let mut starts = Starts::after(&self.first, at);
+        let last = self.adj.len();
         while left != 0 {
             let bit = left.trailing_zeros();
             left &= left - 1;
             let next = base + bit as usize;
             for _ in k..next {
-                at = starts.next();
+                at = starts.next(&self.first, last);
             }
-            let end = starts.next();
+            let end = starts.next(&self.first, last);
             f(bit, self.nodes[next], &self.adj[at..end]);
             at = end;
             k = next + 1;
@@ -367,23 +339,10 @@ impl<S: Slot> Rows<S> {
         // read before any is written there (a row is written at or before where it was)
         let mut from = base;
         // the next row start after `from`, read ahead of any write (writes stay below it)
-        let (mut w, mut word) = ((base + 1) / 64, 0u64);
-        if let Some(&x) = self.first.get(w) {
-            word = x & (u64::MAX << ((base + 1) % 64));
-        }
+        let mut starts = Starts::after(&self.first, base);
+        let last = self.adj.len();
         for k in first..self.nodes.len() {
-            let to = loop {
-                if word != 0 {
-                    let at = w * 64 + word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    break at;
-                }
-                w += 1;
-                match self.first.get(w) {
-                    Some(&x) => word = x,
-                    None => break self.adj.len(),
-                }
-            };
+            let to = starts.next(&self.first, last);
             let row = from..to;
             from = to;
             if !bit(&nodes, k - first) {
