@@ -150,16 +150,18 @@ pub fn audit(a: AuditArgs) -> CliResult {
         };
         let found = match (&e.win, e.same_as) {
             (_, Some(n)) => format!("the same diagram as game {n}"),
-            (Some(w), _) if w.by == "rule" => "a win by the perpetual-check rule (tables)".into(),
+            (Some(w), _) if w.by == "rule" => {
+                format!("a win by {}, from the tables", tb.rules().rule_en())
+            }
             (Some(w), _) if !w.shortest => format!(
                 "a win within {} moves ({} plies{}{}; the shortest not established{}{})",
                 w.plies.div_ceil(2),
                 w.plies,
                 how_found(w.by),
                 if w.by_rule == Some(true) {
-                    "; only by the perpetual-check rule, 长将作负"
+                    format!("; only by {}", tb.rules().rule_en())
                 } else {
-                    ""
+                    String::new()
                 },
                 if w.by == "into-tables" {
                     ""
@@ -177,9 +179,9 @@ pub fn audit(a: AuditArgs) -> CliResult {
                 w.plies,
                 how_found(w.by),
                 if w.by_rule == Some(true) {
-                    "; only by the perpetual-check rule, 长将作负"
+                    format!("; only by {}", tb.rules().rule_en())
                 } else {
-                    ""
+                    String::new()
                 }
             ),
             (None, _) if e.tables.is_some() => format!("tables: {}", e.tables.unwrap_or("")),

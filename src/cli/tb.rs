@@ -379,7 +379,8 @@ pub fn stats_cmd(sig: &str, dir: &Option<PathBuf>, json: bool, rules: Rules) -> 
         );
         if let (Some(w), Some(l)) = (s.win_by_rule, s.loss_by_rule) {
             outln!(
-                "  by the perpetual-check rule: win {} ({:.2}%), loss {} ({:.2}%); the rest by mate",
+                "  by {}: win {} ({:.2}%), loss {} ({:.2}%); the rest by mate",
+                rules.rule_en(),
                 thousands(w),
                 pct(w),
                 thousands(l),

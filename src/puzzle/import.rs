@@ -660,7 +660,7 @@ pub fn import_into(
                 // beyond the depth-first proofs' reach: the proof-number search, for a
                 // shortest win whose line it gives whole (a win within a length, the
                 // shortest not established, is no stipulation to serve; nor is one only
-                // the perpetual-check rule gives, which a judge without it would refuse)
+                // the rule of repetition gives, which a judge without it would refuse)
                 match prove_long(
                     solver,
                     &g.position,
@@ -680,8 +680,12 @@ pub fn import_into(
                         }
                         Some((plies, _)) if p.by_rule == Some(true) => {
                             failed = Some(format!(
-                                "a stated win, proven in {} moves only by the perpetual-check rule (长将作负), which a judge without it would refuse",
-                                plies.div_ceil(2)
+                                "a stated win, proven in {} moves only by {}, which a judge without it would refuse",
+                                plies.div_ceil(2),
+                                judge
+                                    .rules()
+                                    .unwrap_or(crate::tablebase::Rules::Asian)
+                                    .rule_en()
                             ))
                         }
                         Some((plies, _)) if !p.shortest => {

@@ -68,6 +68,15 @@ impl Rules {
         }
     }
 
+    /// The rule that decides a verdict by rule, in English with its Chinese name: the 长打
+    /// rule under `asian`, the perpetual-check rule under `check-only`.
+    pub fn rule_en(self) -> &'static str {
+        match self {
+            Rules::Asian => "the 长打 rule (长打作负)",
+            _ => "the perpetual-check rule (长将作负)",
+        }
+    }
+
     /// The rule set a header names.
     pub fn from_header(name: &str) -> Option<Rules> {
         Rules::ALL.into_iter().find(|r| r.header_name() == name)

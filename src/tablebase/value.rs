@@ -99,8 +99,8 @@ impl fmt::Display for Value {
         match self {
             Value::Win(n) => write!(f, "win in {n} plies ({} moves)", n.div_ceil(2)),
             Value::Loss(n) => write!(f, "loss in {n} plies"),
-            Value::RuleWin(k) => write!(f, "win by the perpetual-check rule (level {k})"),
-            Value::RuleLoss(k) => write!(f, "loss by the perpetual-check rule (level {k})"),
+            Value::RuleWin(k) => write!(f, "win by rule (level {k})"),
+            Value::RuleLoss(k) => write!(f, "loss by rule (level {k})"),
             Value::Draw => write!(f, "draw"),
         }
     }

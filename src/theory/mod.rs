@@ -1031,7 +1031,10 @@ fn report(
             Value::Draw => format!("{turn} to move: draw"),
             Value::Win(n) => format!("{turn} to move: wins in {n} plies"),
             Value::Loss(n) => format!("{turn} to move: loses in {n} plies"),
-            v @ (Value::RuleWin(_) | Value::RuleLoss(_)) => format!("{turn} to move: {v}"),
+            v @ (Value::RuleWin(_) | Value::RuleLoss(_)) => format!(
+                "{turn} to move: {}",
+                v.describe_under(table.header().rule_set())
+            ),
         };
         let best = tb.rank_moves(&pos)?.first().map(|r| r.mv.to_string());
         let side_zh = match turn {

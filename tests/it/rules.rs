@@ -628,6 +628,13 @@ fn rule_sets_sit_side_by_side_and_say_which_they_are() {
     // stats counts the verdicts by rule; verify checks them
     let stats = asian_json("stats");
     assert!(stats["black_to_move"]["loss_by_rule"].as_u64().unwrap() > 0);
+    // and names the rule that decides them
+    let out = canju(&["stats", "KRKN", "--dir", dir.arg(), "--rules", "asian"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("  by the 长打 rule (长打作负): win 0 (0.00%), loss "),
+        "{text}"
+    );
     let out = canju(&["verify", "KRKN", "--dir", dir.arg(), "--rules", "asian"]);
     assert!(
         out.status.success(),

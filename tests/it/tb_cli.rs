@@ -529,7 +529,7 @@ fn a_stopped_build_resumes_from_its_checkpoint_to_the_same_bytes() {
     assert_eq!(
         resumed_after.into_iter().collect::<Vec<_>>(),
         [
-            "red's wins by the perpetual-check rule",
+            "red's wins by rule",
             "retrograde ply",
             "the forward pass",
             "the mate search"

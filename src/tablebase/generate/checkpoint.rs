@@ -79,7 +79,7 @@ impl fmt::Display for Phase {
             Phase::Init => write!(f, "the forward pass"),
             Phase::Layer(p) => write!(f, "retrograde ply {p}"),
             Phase::Mated => write!(f, "the mate search"),
-            Phase::RedRuleWins => write!(f, "red's wins by the perpetual-check rule"),
+            Phase::RedRuleWins => write!(f, "red's wins by rule"),
         }
     }
 }
