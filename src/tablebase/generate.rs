@@ -1059,11 +1059,18 @@ impl Retrograde<'_> {
     /// Calls `f` once for every (predecessor, move) pair that leads into the position
     /// class of `index` (its board and, when stored for both, the mirror image), with the
     /// predecessor's index: the same count as the predecessor's quiet moves into it.
-    fn for_each_parent(
+    fn for_each_parent(&self, s: &mut Scratch, idx: u64, turn: Color, f: impl FnMut(u64, Move)) {
+        self.for_each_parent_where(s, idx, turn, |_| true, f);
+    }
+
+    /// [`Retrograde::for_each_parent`] by the moves of the pieces whose slots `walk` picks.
+    #[inline(always)]
+    fn for_each_parent_where(
         &self,
         s: &mut Scratch,
         idx: u64,
         turn: Color,
+        walk: impl Fn(usize) -> bool,
         mut f: impl FnMut(u64, Move),
     ) {
         let n = self.pieces.len();
@@ -1078,6 +1085,9 @@ impl Retrograde<'_> {
         // the pieces of the side that just moved, one slot at a time
         let movers = if turn == Color::Red { bk..n } else { 0..bk };
         for slot in movers {
+            if !walk(slot) {
+                continue;
+            }
             s.moves.clear();
             s.pos.pseudo_unmoves_of(s.squares[slot], &mut s.moves);
             for k in 0..s.moves.len() {

@@ -426,6 +426,40 @@ impl Layout {
         Some(pos)
     }
 
+    /// How many values [`Layout::without_slot`] takes for `slot`, or `None` for a piece
+    /// one of two or more alike (whose entries are ranked together).
+    pub fn without_slot_size(&self, slot: usize) -> Option<u64> {
+        if self.is_general_slot(slot) {
+            return Some(self.pair_stride);
+        }
+        let g = &self.groups[self.group_of[slot]];
+        (g.count == 1).then(|| self.size / g.size)
+    }
+
+    /// The entry `index` with the piece in `slot` left out (both generals for a general),
+    /// numbered densely below [`Layout::without_slot_size`]: the same for two entries in
+    /// the same orientation that differ only in where that piece stands (the generals), and
+    /// different for any two that differ elsewhere. Not defined for a slot
+    /// `without_slot_size` gives no size for.
+    #[inline]
+    pub fn without_slot(&self, index: u64, slot: usize) -> u64 {
+        if self.is_general_slot(slot) {
+            return index % self.pair_stride;
+        }
+        let g = &self.groups[self.group_of[slot]];
+        debug_assert_eq!(g.count, 1);
+        // the groups before this one count above its stride, those after it below
+        index / (g.size * g.stride) * g.stride + index % g.stride
+    }
+
+    /// [`Layout::without_slot`] of a general for the mirror image of the placement
+    /// `squares` (any orientation): a general's move may lead to a position stored mirrored.
+    pub fn without_generals_mirrored(&self, squares: &[Square]) -> u64 {
+        self.groups.iter().fold(0, |idx, g| {
+            idx * g.size + g.comb(&squares[g.first..g.first + g.count], true)
+        })
+    }
+
     /// Whether a slot holds a general.
     #[inline]
     pub fn is_general_slot(&self, slot: usize) -> bool {
@@ -669,6 +703,64 @@ mod tests {
             }
         }
         assert!(checked > 10_000);
+    }
+
+    /// [`Layout::without_slot`] keeps everything but the piece left out: the entries a move
+    /// of that piece leads to share it (a general's, mirrored where the pair is stored
+    /// mirrored), and with where the piece stands it gives the entry back.
+    #[test]
+    fn without_slot_leaves_out_one_piece() {
+        for (material, step) in [("KNPKAABB", 7919), ("KRPKR", 101), ("KPPPKA", 997)] {
+            let l = Layout::new(material.parse().unwrap()).unwrap();
+            let n = l.pieces().len();
+            let mut sq = [Square::new(0).unwrap(); MAX_PIECES];
+            let mut after = sq;
+            let (mut same, mut mirrored) = (0, 0);
+            for i in (0..l.size()).step_by(step) {
+                if l.squares(i, &mut sq).is_none() {
+                    continue;
+                }
+                for slot in 0..n {
+                    let Some(size) = l.without_slot_size(slot) else {
+                        assert!(l.groups[l.group_of[slot]].count > 1, "{material} {slot}");
+                        continue;
+                    };
+                    let key = l.without_slot(i, slot);
+                    assert!(key < size, "{material} {i} {slot}");
+                    if !l.is_general_slot(slot) {
+                        let g = &l.groups[l.group_of[slot]];
+                        let place = i / g.stride % g.size;
+                        let whole = key / g.stride * g.size * g.stride + place * g.stride;
+                        assert_eq!(whole + key % g.stride, i, "{material} {slot}");
+                    }
+                    for to in Square::all() {
+                        let piece = l.pieces()[slot];
+                        if !piece.can_stand_on(to) || sq[..n].contains(&to) {
+                            continue;
+                        }
+                        let mut moved = sq;
+                        moved[slot] = to;
+                        let (rk, bk) = (moved[0], moved[l.black_general]);
+                        if GENERAL_PAIRS[rk.index()][bk.index()].0 == NO {
+                            continue;
+                        }
+                        let j = l.index(&moved[..n]);
+                        l.squares(j, &mut after).unwrap();
+                        if l.without_slot(j, slot) == key {
+                            same += 1;
+                        } else {
+                            assert!(l.is_general_slot(slot), "{material} {i} {slot} {to}");
+                            assert_eq!(l.without_generals_mirrored(&after[..n]), key);
+                            mirrored += 1;
+                        }
+                    }
+                }
+            }
+            assert!(
+                same > 10_000 && mirrored > 100,
+                "{material}: {same} {mirrored}"
+            );
+        }
     }
 
     #[test]

@@ -478,6 +478,12 @@ struct WMoves<S> {
     checks: Vec<(S, S)>,
     /// Under `asian`: moves that are 打 without checking (杀, 捉).
     chases: Vec<(S, S)>,
+    /// By slot, for W's pieces (but one of several alike): the positions listed so far
+    /// with that piece left out ([`crate::tablebase::index::Layout::without_slot`]; with
+    /// the generals left out, mirrored as well). A candidate that
+    /// is not here with that piece left out has no listed predecessor by a move of that
+    /// piece, whose un-moves are then not walked.
+    listed_without: Vec<Option<Bits>>,
 }
 
 /// How many parts [`Retrograde::update_w_moves`] gathers the new moves in, one after the
@@ -910,6 +916,12 @@ impl Retrograde<'_> {
             quiet: Vec::new(),
             checks: Vec::new(),
             chases: Vec::new(),
+            listed_without: (0..self.pieces.len())
+                .map(|slot| {
+                    let size = self.layout.without_slot_size(slot);
+                    size.filter(|_| self.pieces[slot].color == w).map(Bits::new)
+                })
+                .collect(),
         };
         let mut stage = 0;
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
@@ -1496,6 +1508,21 @@ impl Retrograde<'_> {
         );
     }
 
+    /// Notes W's position `p` (set up in `s`) as listed, with each of its pieces left out in
+    /// turn; with its generals left out, mirrored as well (a general's move may lead to a
+    /// position stored mirrored).
+    fn note_listed(&self, s: &Scratch, p: u64, listed_without: &[Option<Bits>]) {
+        for (slot, without) in listed_without.iter().enumerate() {
+            if let Some(without) = without {
+                without.set(self.layout.without_slot(p, slot));
+                if self.layout.is_general_slot(slot) {
+                    let n = self.pieces.len();
+                    without.set(self.layout.without_generals_mirrored(&s.squares[..n]));
+                }
+            }
+        }
+    }
+
     /// Brings the W positions' moves into candidates up to date for this stage's W
     /// positions `reached` and candidates `y` (`fresh` the new ones): drops the moves of
     /// positions decided or no longer reached and the moves into positions no longer
@@ -1513,6 +1540,8 @@ impl Retrograde<'_> {
     ) {
         let l = !w;
         let keep = |&(p, d): &(S, S)| reached.get(p.index()) && y.get(d.index());
+        let without = std::mem::take(&mut w_moves.listed_without);
+        let listed_without = &without;
         w_moves.quiet.retain(keep);
         w_moves.checks.retain(keep);
         w_moves.chases.retain(keep);
@@ -1529,6 +1558,7 @@ impl Retrograde<'_> {
                     if !self.set_up(s, p, w) {
                         continue;
                     }
+                    self.note_listed(s, p, listed_without);
                     self.each_quiet_move(s, p, |s, m, child| {
                         if y.get(child) {
                             let pair = (S::of(p), S::of(child));
@@ -1550,7 +1580,15 @@ impl Retrograde<'_> {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &d in chunk {
                 let d = d.index();
-                if !y.get(d) || !self.set_up(s, d, l) {
+                // the pieces of W by whose moves a listed position may lead into d
+                let walk = (0..self.pieces.len()).fold(0u32, |walk, slot| {
+                    let may = self.pieces[slot].color == w
+                        && listed_without[slot]
+                            .as_ref()
+                            .is_none_or(|b| b.get(self.layout.without_slot(d, slot)));
+                    walk | u32::from(may) << slot
+                });
+                if walk == 0 || !y.get(d) || !self.set_up(s, d, l) {
                     continue;
                 }
                 // W's move into d checks when L stands in check in d; whether it is 打
@@ -1564,12 +1602,18 @@ impl Retrograde<'_> {
                 );
                 found.clear();
                 unmoves.clear();
-                self.for_each_parent(s, d, l, |p, u| {
-                    if reached.get(p) && listed.get(p) {
-                        found.push(p);
-                        unmoves.push(u);
-                    }
-                });
+                self.for_each_parent_where(
+                    s,
+                    d,
+                    l,
+                    |slot| walk >> slot & 1 != 0,
+                    |p, u| {
+                        if reached.get(p) && listed.get(p) {
+                            found.push(p);
+                            unmoves.push(u);
+                        }
+                    },
+                );
                 for (&p, &u) in found.iter().zip(&unmoves) {
                     let pair = (S::of(p), S::of(d));
                     if check {
@@ -1608,6 +1652,7 @@ impl Retrograde<'_> {
         }
         listed.copy_from(reached);
         reached.clear();
+        w_moves.listed_without = without;
     }
 }
 
