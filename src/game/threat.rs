@@ -244,22 +244,8 @@ pub fn is_quiet_attack_knowing(
     m: Move,
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
-    debug_assert!(pos.piece_at(m.to()).is_none() && !pos.gives_check(m));
-    let undo = pos.play_unchecked(m);
-    pos.pass_turn();
-    let mut captures = crate::game::moves::MoveList::new();
-    pos.pseudo_captures(&mut captures);
-    if captures.iter().any(|&c| may_be_chased(pos, c)) {
-        // whether a capture is new, and of a piece unprotected, needs the positions
-        // before and after the move side by side
-        pos.pass_turn();
-        pos.undo(m, undo);
-        return is_attack_knowing(pos, m, may_mate);
-    }
-    let attack = mate_threat_in_place(pos, may_mate);
-    pos.pass_turn();
-    pos.undo(m, undo);
-    attack
+    debug_assert!(!pos.gives_check(m));
+    quiet_hit_knowing(pos, m, |_| false, Some((true, may_mate))) == Some(true)
 }
 
 /// Whether the legal quiet move `m` of the side to move in `pos`, which does not give
@@ -271,13 +257,48 @@ pub fn is_quiet_mate_threat_knowing(
     m: Move,
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
-    debug_assert!(pos.piece_at(m.to()).is_none() && !pos.gives_check(m));
+    debug_assert!(!pos.gives_check(m));
+    quiet_hit_knowing(pos, m, |_| false, Some((false, may_mate))) == Some(true)
+}
+
+/// What the legal quiet move `m` of the side to move in `pos` is, made once and taken back
+/// on `pos` itself: `None` when it checks (`checks`, asked of the position after it, says
+/// so), else whether it is 打 without checking, asked only with `attack` = (whether a
+/// chase counts, `may_mate` as in [`is_attack_knowing`]), false without. A threat of mate
+/// always counts when asked. `pos` is as it was on return.
+#[inline]
+pub fn quiet_hit_knowing(
+    pos: &mut Position,
+    m: Move,
+    checks: impl FnOnce(&Position) -> bool,
+    attack: Option<(bool, impl FnOnce(&Position) -> bool)>,
+) -> Option<bool> {
+    debug_assert!(pos.piece_at(m.to()).is_none());
     let undo = pos.play_unchecked(m);
+    if checks(pos) {
+        pos.undo(m, undo);
+        return None;
+    }
+    let Some((chases, may_mate)) = attack else {
+        pos.undo(m, undo);
+        return Some(false);
+    };
     pos.pass_turn();
-    let threat = mate_threat_in_place(pos, may_mate);
+    if chases {
+        let mut captures = crate::game::moves::MoveList::new();
+        pos.pseudo_captures(&mut captures);
+        if captures.iter().any(|&c| may_be_chased(pos, c)) {
+            // whether a capture is new, and of a piece unprotected, needs the positions
+            // before and after the move side by side
+            pos.pass_turn();
+            pos.undo(m, undo);
+            return Some(is_attack_knowing(pos, m, may_mate));
+        }
+    }
+    let attack = mate_threat_in_place(pos, may_mate);
     pos.pass_turn();
     pos.undo(m, undo);
-    threat
+    Some(attack)
 }
 
 /// Whether the side to move in `threat` (the mover, to move again after its move) has a

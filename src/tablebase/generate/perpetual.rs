@@ -655,18 +655,39 @@ impl Retrograde<'_> {
     /// `child` is the entry it leads to (a quiet move), `w` the winner of the pass.
     #[inline]
     fn hits(&self, s: &mut Scratch, m: crate::game::moves::Move, child: u64, w: Color) -> bool {
-        self.gives_check(s, m) || self.chases(s, m, child, w)
+        self.hit_kind(s, m, child, w, true) != Some(false)
     }
 
-    /// Under `asian`, whether a quiet move of the position in `s` that does not check is 打
-    /// all the same (杀 or 捉); never under the other rule sets. `child` is the entry it
-    /// leads to and `w` the winner of the pass: the threat of mate is looked for only where
-    /// the mover, to move again there, wins in one ply (see [`Self::mates_next`]).
+    /// What a quiet move of the position in `s` is, made and taken back once: `None` when
+    /// it checks, else whether it is 打 all the same (杀 or 捉 of a kind the pass counts,
+    /// see [`Clauses`]; never under rule sets other than `asian`), asked only with
+    /// `attack` (false without). `child` is the entry it leads to and `w` the winner of the
+    /// pass: the threat of mate is looked for only where the mover, to move again there,
+    /// wins in one ply (see [`Self::mates_next`]).
     #[inline]
-    fn chases(&self, s: &mut Scratch, m: crate::game::moves::Move, child: u64, w: Color) -> bool {
+    fn hit_kind(
+        &self,
+        s: &mut Scratch,
+        m: crate::game::moves::Move,
+        child: u64,
+        w: Color,
+        attack: bool,
+    ) -> Option<bool> {
         let mover = s.pos.turn();
-        self.rules == Rules::Asian
-            && self.quiet_attack(&mut s.pos, m, || self.mates_next(mover, child, w))
+        let against = self.attackers[mover.index()];
+        let Clauses {
+            mate_threats,
+            chases,
+        } = self.clauses;
+        let asked = attack && self.rules == Rules::Asian && (mate_threats || chases);
+        let may_mate =
+            |_: &crate::game::position::Position| mate_threats && self.mates_next(mover, child, w);
+        crate::game::threat::quiet_hit_knowing(
+            &mut s.pos,
+            m,
+            |after| after.in_check_against(!mover, against),
+            asked.then_some((chases, may_mate)),
+        )
     }
 
     /// Whether a quiet move of `pos` that does not check is 打 of a kind the pass counts
@@ -710,18 +731,6 @@ impl Retrograde<'_> {
         if self.rules == Rules::Asian {
             crate::prefetch::prefetch(self.values[mover.index()][child as usize].as_ptr());
         }
-    }
-
-    /// Whether a move of the position in `s` gives check.
-    #[inline]
-    fn gives_check(&self, s: &mut Scratch, m: crate::game::moves::Move) -> bool {
-        let mover = s.pos.turn();
-        let undo = s.pos.play_unchecked(m);
-        let check = s
-            .pos
-            .in_check_against(!mover, self.attackers[mover.index()]);
-        s.pos.undo(m, undo);
-        check
     }
 
     /// Whether a move of colour `c` can ever be a hit: under `check-only`, when it has a
@@ -1109,8 +1118,13 @@ impl Retrograde<'_> {
         let pick = |c: u8| c == TO_COUNT || counted_before && open(c);
         let rows = self.fold_cells(l, pick, Rows::new, |s, i, rows| {
             let cell = &cells[i as usize];
-            // counted already, or not needed yet: a candidate needs a look all the same
-            if (!eager || cell.load(Relaxed) != TO_COUNT) && self.quiet_escape(s, i, w) {
+            let c = cell.load(Relaxed);
+            if open(c) {
+                // counted by the mate search (its captures all lose)
+                return self.look_again(s, i, c, w, rows);
+            }
+            // not needed yet: a candidate needs a look all the same
+            if !eager && self.quiet_escape(s, i, w) {
                 return;
             }
             match self.open_moves(s, i, w, eager, true) {
@@ -1196,11 +1210,12 @@ impl Retrograde<'_> {
             if escapes && !open.quiet_escape {
                 self.prefetch_mates_next(!w, child);
             }
-            if (escapes && !open.quiet_escape || asian && !open.check_escape)
-                && !self.gives_check(s, m)
+            let want_escape = escapes && !open.quiet_escape;
+            if (want_escape || asian && !open.check_escape)
+                && let Some(hit) = self.hit_kind(s, m, child, w, want_escape)
             {
                 open.check_escape = true;
-                if escapes && !open.quiet_escape && !self.chases(s, m, child, w) {
+                if want_escape && !hit {
                     open.quiet_escape = true;
                 }
             }
@@ -1250,54 +1265,66 @@ impl Retrograde<'_> {
         let l = !w;
         let asian = self.rules == Rules::Asian;
         let rows = self.fold_members(&work.dirty, Rows::new, |s, i, rows| {
-            let cell = &self.values[l.index()][i as usize];
-            let c = cell.load(Relaxed);
-            let cand = is_cand(c);
+            let c = self.values[l.index()][i as usize].load(Relaxed);
             // under `asian`, a candidate may still become one of perpetual check
-            let check_cand = !asian || is_check_cand(c);
-            if cand && check_cand || !open(c) || !self.set_up(s, i, l) {
-                return;
+            let done = is_cand(c) && (!asian || is_check_cand(c));
+            if !done && open(c) && self.set_up(s, i, l) {
+                self.look_again(s, i, c, w, rows);
             }
-            // a move into a position not won that is no hit; one that does not check
-            let (mut escapes, mut check_escapes) = (cand, check_cand);
-            let mut loser_wins = false;
-            let mut row = std::mem::take(&mut s.row);
-            row.clear();
-            self.each_quiet_move(s, i, |s, m, child| {
-                let c = self.values[w.index()][child as usize].load(Relaxed);
-                if won(c) || c == code::ILLEGAL {
-                    return true;
-                }
-                if !escapes {
-                    self.prefetch_mates_next(l, child);
-                }
-                if !self.gives_check(s, m) {
-                    check_escapes = true;
-                    if !escapes && !self.chases(s, m, child, w) {
-                        escapes = true;
-                    }
-                    if escapes {
-                        return false;
-                    }
-                }
-                if c == code::DRAW {
-                    row.push(child);
-                } else {
-                    loser_wins = true;
-                }
-                true
-            });
-            if !check_escapes {
-                cell.store(c & MAX_OPEN | CHECK_CAND, Relaxed);
-            } else if !escapes {
-                cell.store(c & MAX_OPEN | CAND, Relaxed);
-            }
-            if !escapes && !loser_wins {
-                rows.push(i, &row);
-            }
-            s.row = row;
         });
         non_empty(rows)
+    }
+
+    /// Looks again at L's counted position `i` (set up in `s`, its cell holding `c`): marks
+    /// it a candidate (of perpetual check) when no move that is no hit (that does not
+    /// check) leads into a position not won, and gives it a row when it becomes a candidate
+    /// and each of those moves leads into a draw.
+    fn look_again<S: Slot>(&self, s: &mut Scratch, i: u64, c: u8, w: Color, rows: &mut Rows<S>) {
+        let l = !w;
+        let cell = &self.values[l.index()][i as usize];
+        // a move into a position not won that is no hit; one that does not check
+        let (mut escapes, mut check_escapes) =
+            (is_cand(c), self.rules != Rules::Asian || is_check_cand(c));
+        let mut loser_wins = false;
+        let mut row = std::mem::take(&mut s.row);
+        row.clear();
+        // the count says how many moves lead into positions not won: once that many are
+        // seen, the rest lead into wins of W
+        let mut unseen = c & MAX_OPEN;
+        self.each_quiet_move(s, i, |s, m, child| {
+            let c = self.values[w.index()][child as usize].load(Relaxed);
+            if won(c) || c == code::ILLEGAL {
+                return true;
+            }
+            if !escapes {
+                self.prefetch_mates_next(l, child);
+            }
+            if let Some(hit) = self.hit_kind(s, m, child, w, !escapes) {
+                check_escapes = true;
+                if !escapes && !hit {
+                    escapes = true;
+                }
+                if escapes {
+                    return false;
+                }
+            }
+            if c == code::DRAW {
+                row.push(child);
+            } else {
+                loser_wins = true;
+            }
+            unseen -= 1;
+            unseen > 0
+        });
+        if !check_escapes {
+            cell.store(c & MAX_OPEN | CHECK_CAND, Relaxed);
+        } else if !escapes {
+            cell.store(c & MAX_OPEN | CAND, Relaxed);
+        }
+        if !escapes && !loser_wins {
+            rows.push(i, &row);
+        }
+        s.row = row;
     }
 
     /// Closes the set won for W under forcing: walks back from the newly won positions
@@ -1562,12 +1589,10 @@ impl Retrograde<'_> {
                     self.each_quiet_move(s, p, |s, m, child| {
                         if y.get(child) {
                             let pair = (S::of(p), S::of(child));
-                            if self.gives_check(s, m) {
-                                out.1.push(pair);
-                            } else if self.chases(s, m, child, w) {
-                                out.2.push(pair);
-                            } else {
-                                out.0.push(pair);
+                            match self.hit_kind(s, m, child, w, true) {
+                                None => out.1.push(pair),
+                                Some(true) => out.2.push(pair),
+                                Some(false) => out.0.push(pair),
                             }
                         }
                         true
