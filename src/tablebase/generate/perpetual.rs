@@ -480,9 +480,9 @@ struct WMoves<S> {
     chases: Vec<(S, S)>,
     /// By slot, for W's pieces (but one of several alike): the positions listed so far
     /// with that piece left out ([`crate::tablebase::index::Layout::without_slot`]; with
-    /// the generals left out, mirrored as well). A candidate that
-    /// is not here with that piece left out has no listed predecessor by a move of that
-    /// piece, whose un-moves are then not walked.
+    /// the generals left out, mirrored as well). A candidate that is not here with that
+    /// piece left out has no listed predecessor by a move of that piece, whose un-moves are
+    /// then not walked.
     listed_without: Vec<Option<Bits>>,
 }
 
@@ -1539,11 +1539,11 @@ impl Retrograde<'_> {
     /// turn; with its generals left out, mirrored as well (a general's move may lead to a
     /// position stored mirrored).
     fn note_listed(&self, s: &Scratch, p: u64, listed_without: &[Option<Bits>]) {
+        let n = self.pieces.len();
         for (slot, without) in listed_without.iter().enumerate() {
             if let Some(without) = without {
                 without.set(self.layout.without_slot(p, slot));
                 if self.layout.is_general_slot(slot) {
-                    let n = self.pieces.len();
                     without.set(self.layout.without_generals_mirrored(&s.squares[..n]));
                 }
             }
@@ -1605,6 +1605,9 @@ impl Retrograde<'_> {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &d in chunk {
                 let d = d.index();
+                if !y.get(d) {
+                    continue;
+                }
                 // the pieces of W by whose moves a listed position may lead into d
                 let walk = (0..self.pieces.len()).fold(0u32, |walk, slot| {
                     let may = self.pieces[slot].color == w
@@ -1613,7 +1616,7 @@ impl Retrograde<'_> {
                             .is_none_or(|b| b.get(self.layout.without_slot(d, slot)));
                     walk | u32::from(may) << slot
                 });
-                if walk == 0 || !y.get(d) || !self.set_up(s, d, l) {
+                if walk == 0 || !self.set_up(s, d, l) {
                     continue;
                 }
                 // W's move into d checks when L stands in check in d; whether it is 打
