@@ -217,7 +217,19 @@ pub fn is_attack_knowing(
     m: Move,
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
-    let Some((after, threat)) = after_quiet(pos, m) else {
+    attack_answering_mate(pos, m, |threat| {
+        may_mate(threat) && threatens_mate(threat, &Moves::of(threat))
+    })
+}
+
+/// [`is_attack`] with the threat of mate answered by `mates`: whether the mover, to move
+/// again after `m` (the position it is given), has a move that mates.
+fn attack_answering_mate(
+    pos: &Position,
+    m: Move,
+    mates: impl FnOnce(&mut Position) -> bool,
+) -> bool {
+    let Some((after, mut threat)) = after_quiet(pos, m) else {
         return true;
     };
     let mut captures = crate::game::moves::MoveList::new();
@@ -233,7 +245,7 @@ pub fn is_attack_knowing(
             return true;
         }
     }
-    may_mate(&threat) && threatens_mate(&threat, &Moves::of(&threat))
+    mates(&mut threat)
 }
 
 /// [`is_attack_knowing`] for a legal quiet move `m` that does not give check, made and
@@ -245,7 +257,8 @@ pub fn is_quiet_attack_knowing(
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
     debug_assert!(!pos.gives_check(m));
-    quiet_hit_knowing(pos, m, |_| false, Some((true, may_mate))) == Some(true)
+    let mates = |threat: &mut Position| may_mate(threat) && mates_in_one(threat);
+    quiet_hit_knowing(pos, m, |_| false, Some((true, mates))) == Some(true)
 }
 
 /// Whether the legal quiet move `m` of the side to move in `pos`, which does not give
@@ -258,20 +271,23 @@ pub fn is_quiet_mate_threat_knowing(
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
     debug_assert!(!pos.gives_check(m));
-    quiet_hit_knowing(pos, m, |_| false, Some((false, may_mate))) == Some(true)
+    let mates = |threat: &mut Position| may_mate(threat) && mates_in_one(threat);
+    quiet_hit_knowing(pos, m, |_| false, Some((false, mates))) == Some(true)
 }
 
 /// What the legal quiet move `m` of the side to move in `pos` is, made once and taken back
 /// on `pos` itself: `None` when it checks (`checks`, asked of the position after it, says
 /// so), else whether it is 打 without checking, asked only with `attack` = (whether a
-/// chase counts, `may_mate` as in [`is_attack_knowing`]), false without. A threat of mate
-/// always counts when asked. `pos` is as it was on return.
+/// chase counts, `mates`), false without. `mates` answers whether the mover, to move again
+/// after `m` (the position it is given, to be left as it was), has a move that mates:
+/// [`mates_in_one`], or what a caller who knows more (a tablebase) answers the same. A
+/// threat of mate always counts when asked. `pos` is as it was on return.
 #[inline]
 pub fn quiet_hit_knowing(
     pos: &mut Position,
     m: Move,
     checks: impl FnOnce(&Position) -> bool,
-    attack: Option<(bool, impl FnOnce(&Position) -> bool)>,
+    attack: Option<(bool, impl FnOnce(&mut Position) -> bool)>,
 ) -> Option<bool> {
     debug_assert!(pos.piece_at(m.to()).is_none());
     let undo = pos.play_unchecked(m);
@@ -279,7 +295,7 @@ pub fn quiet_hit_knowing(
         pos.undo(m, undo);
         return None;
     }
-    let Some((chases, may_mate)) = attack else {
+    let Some((chases, mates)) = attack else {
         pos.undo(m, undo);
         return Some(false);
     };
@@ -292,22 +308,21 @@ pub fn quiet_hit_knowing(
             // before and after the move side by side
             pos.pass_turn();
             pos.undo(m, undo);
-            return Some(is_attack_knowing(pos, m, may_mate));
+            return Some(attack_answering_mate(pos, m, mates));
         }
     }
-    let attack = mate_threat_in_place(pos, may_mate);
+    let attack = mates(pos);
     pos.pass_turn();
     pos.undo(m, undo);
     Some(attack)
 }
 
-/// Whether the side to move in `threat` (the mover, to move again after its move) has a
-/// move that mates, looked for only where `may_mate` holds.
-fn mate_threat_in_place(threat: &mut Position, may_mate: impl FnOnce(&Position) -> bool) -> bool {
-    may_mate(threat) && {
-        let moves = Moves::of(threat);
-        mates_in_place(threat, &moves)
-    }
+/// Whether the side to move in `pos` has a move that mates (将死: a move that leaves the
+/// other side no legal move without giving check is no mate), each check made and taken
+/// back on `pos` itself, which is as it was on return.
+pub fn mates_in_one(pos: &mut Position) -> bool {
+    let moves = Moves::of(pos);
+    mates_in_place(pos, &moves)
 }
 
 /// The position after `m`, and the same with the mover to move again; None when `m` checks.

@@ -66,8 +66,11 @@ const LOST: u8 = 201;
 const MATES_NEXT: u8 = u8::MAX - 2;
 /// Drawn, its moves not counted yet.
 const TO_COUNT: u8 = u8::MAX - 1;
+/// Not drawn: the loser, to move there, has no legal move (lost in 0 plies), mated when
+/// in check (what [`Retrograde::mates_by_table`] reads).
+const MATED: u8 = u8::MAX - 3;
 const _: () = assert!(CHECK_CAND + MAX_OPEN < NEVER);
-const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < MATES_NEXT as u32);
+const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < MATED as u32);
 
 /// Entries per block of the values kept aside.
 const ASIDE_BLOCK: usize = 1 << 20;
@@ -673,41 +676,90 @@ impl Retrograde<'_> {
         w: Color,
         attack: bool,
     ) -> Option<bool> {
-        let mover = s.pos.turn();
+        let squares = s.squares;
+        self.hit_kind_of(&mut s.pos, &squares, m, child, w, attack)
+    }
+
+    /// [`Self::hit_kind`] of a move of `pos`, whose placement is `squares`.
+    #[inline]
+    fn hit_kind_of(
+        &self,
+        pos: &mut crate::game::position::Position,
+        squares: &Squares,
+        m: crate::game::moves::Move,
+        child: u64,
+        w: Color,
+        attack: bool,
+    ) -> Option<bool> {
+        let mover = pos.turn();
         let against = self.attackers[mover.index()];
         let Clauses {
             mate_threats,
             chases,
         } = self.clauses;
         let asked = attack && self.rules == Rules::Asian && (mate_threats || chases);
-        let may_mate =
-            |_: &crate::game::position::Position| mate_threats && self.mates_next(mover, child, w);
+        let mates = |threat: &mut crate::game::position::Position| {
+            mate_threats
+                && self.mates_next(mover, child, w)
+                && self.mates_by_table(threat, squares, m, w)
+        };
         crate::game::threat::quiet_hit_knowing(
-            &mut s.pos,
+            pos,
             m,
             |after| after.in_check_against(!mover, against),
-            asked.then_some((chases, may_mate)),
+            asked.then_some((chases, mates)),
         )
     }
 
-    /// Whether a quiet move of `pos` that does not check is 打 of a kind the pass counts
-    /// (杀 or 捉; one of them alone for a measurement, see [`Clauses`]), made and taken back
-    /// on `pos`; `mates_next` says whether the mover, to move again after it, wins in one
-    /// ply.
-    #[inline]
-    fn quiet_attack(
+    /// Whether the side to move in `threat` has a move that mates, where `threat` is the
+    /// position whose placement is `squares` (of this table's pieces) after the quiet move
+    /// `m`, its mover to move again: what [`crate::game::threat::mates_in_one`] answers,
+    /// read off the values where it can. A check that takes nothing leads to an entry of
+    /// this table, mated when lost there in 0 plies (an illegal move leads to an entry coded
+    /// illegal); a check that captures leads to a sub-table, and is made and asked.
+    fn mates_by_table(
         &self,
-        pos: &mut crate::game::position::Position,
+        threat: &mut crate::game::position::Position,
+        squares: &Squares,
         m: crate::game::moves::Move,
-        mates_next: impl FnOnce() -> bool,
+        w: Color,
     ) -> bool {
-        use crate::game::threat::{is_quiet_attack_knowing, is_quiet_mate_threat_knowing};
-        match (self.clauses.mate_threats, self.clauses.chases) {
-            (true, true) => is_quiet_attack_knowing(pos, m, |_| mates_next()),
-            (true, false) => is_quiet_mate_threat_knowing(pos, m, |_| mates_next()),
-            (false, true) => is_quiet_attack_knowing(pos, m, |_| false),
-            (false, false) => false,
-        }
+        let n = self.pieces.len();
+        let mover = threat.turn();
+        let values = self.values[(!mover).index()];
+        let mut after = *squares;
+        let slot_of = |squares: &Squares, sq| squares[..n].iter().position(|&q| q == sq);
+        let Some(k) = slot_of(&after, m.from()) else {
+            return crate::game::threat::mates_in_one(threat);
+        };
+        after[k] = m.to();
+        let mut moves = crate::game::moves::MoveList::new();
+        threat.pseudo_moves(&mut moves);
+        moves.iter().any(|&t| {
+            if !threat.gives_check(t) {
+                return false;
+            }
+            if threat.piece_at(t.to()).is_some() {
+                if !threat.legality().move_is_legal(threat, t) {
+                    return false;
+                }
+                let undo = threat.play_unchecked(t);
+                let mated = !threat.has_legal_move_knowing(true);
+                threat.undo(t, undo);
+                return mated;
+            }
+            let Some(j) = slot_of(&after, t.from()) else {
+                return false;
+            };
+            let mut to = after;
+            to[j] = t.to();
+            let c = values[self.layout.index(&to[..n]) as usize].load(Relaxed);
+            if !mover == w {
+                c == code::decided(0)
+            } else {
+                c == MATED
+            }
+        })
     }
 
     /// Whether `mover`, to move in entry `child`, wins in one ply (every position where it
@@ -1051,6 +1103,7 @@ impl Retrograde<'_> {
                         UNCOUNTED if counters => TO_COUNT,
                         n if counters && n > COUNT => n - COUNT,
                         n if n == code::decided(1) => MATES_NEXT,
+                        n if n == code::decided(0) => MATED,
                         _ => SETTLED,
                     };
                     c.store(state, Relaxed);
@@ -1601,6 +1654,7 @@ impl Retrograde<'_> {
             }
             compact_pairs(out)
         };
+        let n = self.pieces.len();
         let backward = |s: &mut Scratch, chunk: &[S]| {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &d in chunk {
@@ -1649,7 +1703,11 @@ impl Retrograde<'_> {
                     } else if self.rules == Rules::Asian && {
                         let mut before = s.pos.clone();
                         before.unplay_unchecked(u);
-                        self.quiet_attack(&mut before, u, || self.mates_next(w, d, w))
+                        let mut from = s.squares;
+                        if let Some(k) = from[..n].iter().position(|&q| q == u.to()) {
+                            from[k] = u.from();
+                        }
+                        self.hit_kind_of(&mut before, &from, u, d, w, true) == Some(true)
                     } {
                         out.2.push(pair);
                     } else {
@@ -1702,6 +1760,25 @@ fn greatest_trap<S: Slot>(
     zw: &Bits,
 ) -> (u32, Vec<u64>) {
     let mut sweeps = 0;
+    // A row one of whose W positions has no move into Y at all can never join Z, for this
+    // Y or a smaller one: such rows leave Y before the first round, so that its sweeps do
+    // not look at them over and over. (Z holds those W positions meanwhile.)
+    z.clear();
+    for pairs in quiet.iter().chain(checks) {
+        pairs.par_iter().for_each(|&(p, d)| {
+            if y.get(d.index()) {
+                z.set(p.index());
+            }
+        });
+    }
+    sweeps += 1;
+    rows.sweep_rows(&mut in_y, |n, row| {
+        let dead = !row.iter().all(|&a| z.get(a.index()));
+        if dead {
+            y.remove(n.index());
+        }
+        dead
+    });
     loop {
         z.clear();
         // W positions with a quiet move into Y (fixed while Z grows), then those with a
