@@ -552,6 +552,18 @@ mod tests {
     }
 
     #[test]
+    fn a_mate_in_one_is_found_and_the_position_kept() {
+        // the chariot on the 8th rank shuts the general in; the other mates on the 9th
+        let mut pos: Position = "4k4/R8/9/9/9/9/9/9/1R7/3K5 w".parse().unwrap();
+        let before = pos.clone();
+        assert!(mates_in_one(&mut pos));
+        assert_eq!(pos, before);
+        // one chariot alone checks, but the general steps down
+        let mut pos: Position = "4k4/9/9/9/9/9/9/9/1R7/3K5 w".parse().unwrap();
+        assert!(!mates_in_one(&mut pos));
+    }
+
+    #[test]
     fn a_check_is_jiang() {
         // the chariot to the general's rank
         assert_eq!(
