@@ -217,9 +217,12 @@ pub fn is_attack_knowing(
     m: Move,
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
-    attack_answering_mate(pos, m, |threat| {
-        may_mate(threat) && threatens_mate(threat, &Moves::of(threat))
-    })
+    attack_answering_mate(pos, m, gated(may_mate))
+}
+
+/// The answer to "has the mover a mate?" that looks only where `may_mate` holds.
+fn gated(may_mate: impl FnOnce(&Position) -> bool) -> impl FnOnce(&mut Position) -> bool {
+    |threat: &mut Position| may_mate(threat) && mates_in_one(threat)
 }
 
 /// [`is_attack`] with the threat of mate answered by `mates`: whether the mover, to move
@@ -257,8 +260,7 @@ pub fn is_quiet_attack_knowing(
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
     debug_assert!(!pos.gives_check(m));
-    let mates = |threat: &mut Position| may_mate(threat) && mates_in_one(threat);
-    quiet_hit_knowing(pos, m, |_| false, Some((true, mates))) == Some(true)
+    quiet_hit_knowing(pos, m, |_| false, Some((true, gated(may_mate)))) == Some(true)
 }
 
 /// Whether the legal quiet move `m` of the side to move in `pos`, which does not give
@@ -271,8 +273,7 @@ pub fn is_quiet_mate_threat_knowing(
     may_mate: impl FnOnce(&Position) -> bool,
 ) -> bool {
     debug_assert!(!pos.gives_check(m));
-    let mates = |threat: &mut Position| may_mate(threat) && mates_in_one(threat);
-    quiet_hit_knowing(pos, m, |_| false, Some((false, mates))) == Some(true)
+    quiet_hit_knowing(pos, m, |_| false, Some((false, gated(may_mate)))) == Some(true)
 }
 
 /// What the legal quiet move `m` of the side to move in `pos` is, made once and taken back
