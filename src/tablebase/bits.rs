@@ -31,11 +31,6 @@ impl Bits {
         word.load(Relaxed) & b == 0 && word.fetch_or(b, Relaxed) & b == 0
     }
 
-    #[inline]
-    pub(crate) fn remove(&self, i: u64) {
-        self.0[(i / 64) as usize].fetch_and(!(1 << (i % 64)), Relaxed);
-    }
-
     pub(crate) fn clear(&self) {
         self.0.par_iter().for_each(|w| w.store(0, Relaxed));
     }

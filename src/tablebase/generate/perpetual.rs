@@ -270,30 +270,50 @@ impl<S: Slot> Rows<S> {
 
     /// Calls `f` with the node and entries of each row whose bit is set in `words` (a word
     /// per group of [`ROW_GROUP`] rows), in parallel by groups.
+    #[cfg(test)]
     fn for_each_row_in(&self, words: &[u64], f: impl Fn(S, &[S]) + Sync) {
         self.start.par_iter().enumerate().for_each(|(g, &at)| {
             self.walk_group(g, at, words[g], |_, n, row| f(n, row));
         });
     }
 
-    /// Calls `f` with the node and entries of each row whose bit is set in `words`, in
-    /// parallel by groups, and clears the bits of the rows for which it returns true;
+    /// Calls `f` with the entries of each row whose bit is set in `words`, in parallel by
+    /// groups, and clears the bits of the rows for which it returns true, adding their
+    /// nodes to the set of `marks` (with `true`) or taking them out of it (`false`);
     /// returns whether it did for any.
-    fn sweep_rows(&self, words: &mut [u64], f: impl Fn(S, &[S]) -> bool + Sync) -> bool {
+    fn sweep_rows(
+        &self,
+        words: &mut [u64],
+        marks: Option<(&Bits, bool)>,
+        f: impl Fn(&[S]) -> bool + Sync,
+    ) -> bool {
         self.start
             .par_iter()
             .zip(words.par_iter_mut())
             .enumerate()
             .map(|(g, (&at, word))| {
                 let before = *word;
+                let mut writes = marks.map(|(bits, set)| WordWrites::new(bits, set));
                 self.walk_group(g, at, before, |bit, n, row| {
-                    if f(n, row) {
+                    if f(row) {
                         *word &= !(1 << bit);
+                        if let Some(writes) = &mut writes {
+                            writes.put(n.index());
+                        }
                     }
                 });
                 *word != before
             })
             .reduce(|| false, |a, b| a || b)
+    }
+
+    /// Adds the nodes of the rows whose bit is set in `words` to `marks` (with `set`) or
+    /// takes them out, in parallel by groups.
+    fn mark_rows(&self, words: &[u64], marks: &Bits, set: bool) {
+        self.start.par_iter().enumerate().for_each(|(g, &at)| {
+            let mut writes = WordWrites::new(marks, set);
+            self.walk_group(g, at, words[g], |_, n, _| writes.put(n.index()));
+        });
     }
 
     /// Sets the groups' starts from the rows' first entries.
@@ -498,6 +518,69 @@ fn keep_bits<S: Slot>(items: &[S], keep: impl Fn(u64) -> bool + Sync) -> Vec<u64
 #[inline]
 fn bit(words: &[u64], k: usize) -> bool {
     words[k / 64] >> (k % 64) & 1 != 0
+}
+
+/// Adds the positions of `items` to `bits`, in parallel. Runs of them in one word (the
+/// rows' nodes come in ascending runs, a stage's at a time) take one write.
+fn set_all<S: Slot>(bits: &Bits, items: &[S]) {
+    items.par_chunks(1 << 12).for_each(|chunk| {
+        let mut writes = WordWrites::new(bits, true);
+        for &item in chunk {
+            writes.put(item.index());
+        }
+    });
+}
+
+/// Writes to a bit set gathered a word at a time: positions that come in ascending runs
+/// (the rows' nodes) fall several to a word and take one atomic write, and none where
+/// the word already says so. The last word is written when it is dropped.
+struct WordWrites<'a> {
+    bits: &'a Bits,
+    /// Sets the bits, or clears them.
+    set: bool,
+    word: usize,
+    mask: u64,
+}
+
+impl<'a> WordWrites<'a> {
+    fn new(bits: &'a Bits, set: bool) -> Self {
+        WordWrites {
+            bits,
+            set,
+            word: 0,
+            mask: 0,
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, i: u64) {
+        let word = (i / 64) as usize;
+        if word != self.word {
+            self.flush();
+            self.word = word;
+        }
+        self.mask |= 1 << (i % 64);
+    }
+
+    fn flush(&mut self) {
+        let mask = std::mem::take(&mut self.mask);
+        if mask == 0 {
+            return;
+        }
+        let word = &self.bits.0[self.word];
+        let now = word.load(Relaxed);
+        if self.set && now & mask != mask {
+            word.fetch_or(mask, Relaxed);
+        } else if !self.set && now & mask != 0 {
+            word.fetch_and(!mask, Relaxed);
+        }
+    }
+}
+
+impl Drop for WordWrites<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
 }
 
 /// The `c` bits (at most 64) of `words` from bit `at` on, as the low bits of a word.
@@ -1571,9 +1654,7 @@ impl Retrograde<'_> {
         let (z, zw) = (self.found[l.index()], self.found[w.index()]);
         let y = &work.dirty;
         y.clear();
-        rows.nodes.par_iter().for_each(|&n| {
-            y.set(n.index());
-        });
+        set_all(y, &rows.nodes);
         // the W positions the candidates' checks lead to, and their moves into candidates
         zw.clear();
         rows.adj.par_iter().for_each(|&a| {
@@ -1590,12 +1671,14 @@ impl Retrograde<'_> {
             // check loses
             let cells = self.values[l.index()];
             let check_rows = keep_bits(&rows.nodes, |n| {
-                let check = is_check_cand(cells[n as usize].load(Relaxed));
-                if !check {
-                    y.remove(n);
-                }
-                check
+                is_check_cand(cells[n as usize].load(Relaxed))
             });
+            let others: Vec<u64> = all_rows(rows.nodes.len())
+                .iter()
+                .zip(&check_rows)
+                .map(|(all, check)| all & !check)
+                .collect();
+            rows.mark_rows(&others, y, false);
             let (n, by_check) = greatest_trap(
                 rows,
                 &[&w_moves.quiet, &w_moves.chases],
@@ -1607,9 +1690,7 @@ impl Retrograde<'_> {
             sweeps += n;
             // kept a bit a row while the trap of perpetual attack (长打), where the winner's
             // way back is 闲, is computed among all the candidates
-            rows.nodes.par_iter().for_each(|&n| {
-                y.set(n.index());
-            });
+            set_all(y, &rows.nodes);
             let (n, mut by_attack) = greatest_trap(
                 rows,
                 &[&w_moves.quiet],
@@ -1621,9 +1702,7 @@ impl Retrograde<'_> {
             sweeps += n;
             // both are won: the loser checks forever against a winner who does not, or
             // attacks forever against a winner who does not
-            rows.for_each_row_in(&by_check, |n, _| {
-                y.set(n.index());
-            });
+            rows.mark_rows(&by_check, y, true);
             for (a, b) in by_attack.iter_mut().zip(&by_check) {
                 *a |= b;
             }
@@ -1862,12 +1941,8 @@ fn greatest_trap<S: Slot>(
         });
     }
     sweeps += 1;
-    rows.sweep_rows(&mut in_y, |n, row| {
-        let dead = !row.iter().all(|&a| z.get(a.index()));
-        if dead {
-            y.remove(n.index());
-        }
-        dead
+    rows.sweep_rows(&mut in_y, Some((y, false)), |row| {
+        !row.iter().all(|&a| z.get(a.index()))
     });
     loop {
         z.clear();
@@ -1885,12 +1960,8 @@ fn greatest_trap<S: Slot>(
         let mut outside = in_y.clone();
         loop {
             sweeps += 1;
-            let grew = rows.sweep_rows(&mut outside, |n, row| {
-                let joins = row.iter().all(|&a| zw.get(a.index()));
-                if joins {
-                    z.set(n.index());
-                }
-                joins
+            let grew = rows.sweep_rows(&mut outside, Some((z, true)), |row| {
+                row.iter().all(|&a| zw.get(a.index()))
             });
             // the W positions with a check into Z (Z is a part of Y); when none is new, no
             // row can join, and the sweep that would find so is spared
@@ -1910,7 +1981,7 @@ fn greatest_trap<S: Slot>(
         if outside.iter().all(|&w| w == 0) {
             break;
         }
-        rows.for_each_row_in(&outside, |n, _| y.remove(n.index()));
+        rows.mark_rows(&outside, y, false);
         for (a, b) in in_y.iter_mut().zip(&outside) {
             *a &= !b;
         }
@@ -2232,12 +2303,31 @@ mod tests {
             .map(|k| expected[k].clone())
             .collect();
         assert_eq!(walked, want);
-        let passes = |n: u64, len: usize| len.is_multiple_of(2) && n.is_multiple_of(4);
-        assert!(rows.sweep_rows(&mut words, |n, row| passes(n.index(), row.len())));
+        // (the test reads a row's first entry, ten times its number past `base`)
+        let passes =
+            |first: u64, len: usize| len.is_multiple_of(2) && (first - base).is_multiple_of(40);
+        let test = |row: &[S]| passes(row[0].index(), row.len());
+        // the nodes of the rows that pass, marked (where the nodes fit a small set)
+        let marks = (base == 0).then(|| Bits::new(2000));
+        assert!(rows.sweep_rows(&mut words, marks.as_ref().map(|m| (m, true)), test));
         for (k, (n, row)) in expected.iter().enumerate() {
             let set = words[k / 64] >> (k % 64) & 1 != 0;
-            assert_eq!(set, chosen(k) && !passes(*n, row.len()), "row {k}");
+            let passed = chosen(k) && passes(row[0], row.len());
+            assert_eq!(set, chosen(k) && !passed, "row {k}");
+            if let Some(marks) = &marks {
+                assert_eq!(marks.get(*n), passed, "node {n}");
+            }
         }
-        assert!(!rows.sweep_rows(&mut words, |n, row| passes(n.index(), row.len())));
+        assert!(!rows.sweep_rows(&mut words, None, test));
+        // and marked or unmarked by a bit a row
+        if let Some(marks) = &marks {
+            rows.mark_rows(&words, marks, true);
+            for (k, (n, _)) in expected.iter().enumerate() {
+                // (the rows left in `words`, and those the sweep marked: all those chosen)
+                assert_eq!(marks.get(*n), chosen(k), "node {n}");
+            }
+            rows.mark_rows(&all_rows(expected.len()), marks, false);
+            assert_eq!(marks.count(), 0);
+        }
     }
 }
