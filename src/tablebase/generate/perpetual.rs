@@ -37,9 +37,9 @@
 //! 32-bit indices where a side has at most 2^32 entries and one byte for a row's length.
 //! Large blocks are mapped on their own ([`map_large_allocations`]) so that they grow in
 //! place and go back to the system when freed.
-//! Counting is lazy when W wins nothing yet and in the second pass, and a pass is skipped where L cannot check
-//! and no capture reaches a verdict by rule (armless defenders: most of the 马兵对士象全
-//! family).
+//! Counting is lazy when W wins nothing yet and in the second pass, and a pass is skipped
+//! where L cannot check and no capture reaches a verdict by rule (armless defenders: most
+//! of the 马兵对士象全 family).
 
 use super::*;
 use crate::tablebase::bits::Bits;
