@@ -842,22 +842,8 @@ impl Retrograde<'_> {
         w: Color,
         attack: bool,
     ) -> Option<bool> {
-        let squares = s.squares;
-        self.hit_kind_of(&mut s.pos, &squares, m, child, w, attack)
-    }
-
-    /// [`Self::hit_kind`] of a move of `pos`, whose placement is `squares`.
-    #[inline]
-    fn hit_kind_of(
-        &self,
-        pos: &mut crate::game::position::Position,
-        squares: &Squares,
-        m: crate::game::moves::Move,
-        child: u64,
-        w: Color,
-        attack: bool,
-    ) -> Option<bool> {
-        let mover = pos.turn();
+        let squares = &s.squares;
+        let mover = s.pos.turn();
         let against = self.attackers[mover.index()];
         let Clauses {
             mate_threats,
@@ -870,7 +856,7 @@ impl Retrograde<'_> {
                 && self.mates_by_table(threat, squares, m, w)
         };
         crate::game::threat::quiet_hit_knowing(
-            pos,
+            &mut s.pos,
             m,
             |after| after.in_check_against(!mover, against),
             asked.then_some((chases, mates)),
@@ -1820,7 +1806,6 @@ impl Retrograde<'_> {
             }
             compact_pairs(out)
         };
-        let n = self.pieces.len();
         let backward = |s: &mut Scratch, chunk: &[S]| {
             let mut out: MovePairs<S> = (Vec::new(), Vec::new(), Vec::new());
             for &d in chunk {
@@ -1867,16 +1852,8 @@ impl Retrograde<'_> {
                     if check {
                         out.1.push(pair);
                     } else if self.rules == Rules::Asian && {
-                        // (the position before the move, in place: the test leaves it as
-                        // it was, and the move played again gives d back)
-                        s.pos.unplay_unchecked(u);
-                        let mut from = s.squares;
-                        if let Some(k) = from[..n].iter().position(|&q| q == u.to()) {
-                            from[k] = u.from();
-                        }
-                        let chase = self.hit_kind_of(&mut s.pos, &from, u, d, w, true);
-                        s.pos.play_unchecked(u);
-                        chase == Some(true)
+                        // (on the position before the move, taken back in place)
+                        self.at_parent(s, u, |s| self.hit_kind(s, u, d, w, true)) == Some(true)
                     } {
                         out.2.push(pair);
                     } else {
