@@ -515,6 +515,24 @@ fn keep_bits<S: Slot>(items: &[S], keep: impl Fn(u64) -> bool + Sync) -> Vec<u64
         .collect()
 }
 
+/// Which of the items whose bit is set in `among` (as [`keep_bits`] gives them) pass
+/// `keep`, in the same form.
+fn keep_among<S: Slot>(items: &[S], among: &[u64], keep: impl Fn(u64) -> bool + Sync) -> Vec<u64> {
+    items
+        .par_chunks(64)
+        .zip(among)
+        .map(|(chunk, &word)| {
+            let (mut left, mut kept) = (word, 0);
+            while left != 0 {
+                let b = left.trailing_zeros();
+                left &= left - 1;
+                kept |= u64::from(keep(chunk[b as usize].index())) << b;
+            }
+            kept
+        })
+        .collect()
+}
+
 #[inline]
 fn bit(words: &[u64], k: usize) -> bool {
     words[k / 64] >> (k % 64) & 1 != 0
@@ -1649,20 +1667,31 @@ impl Retrograde<'_> {
         let t = std::time::Instant::now();
         self.update_w_moves(w, w_moves, &rows.nodes[first_new..], y, zw, &work.listed);
         let t_moves = t.elapsed().as_secs_f64();
-        let mut sweeps = 0;
         let tt = std::time::Instant::now();
+        // A row one of whose W positions has no move into a candidate at all is in no trap
+        // (of either kind: each is among the candidates): such rows, most of them once the
+        // stages go on, leave Y first, so that neither fixpoint looks at them again.
+        let (mut sweeps, live) = (
+            1,
+            live_rows(
+                rows,
+                &[&w_moves.quiet, &w_moves.checks, &w_moves.chases],
+                (y, all_rows(rows.nodes.len())),
+                z,
+            ),
+        );
         let trapped = if self.rules == Rules::Asian {
             // the trap of perpetual check (长将: whatever the winner's answers attack, as long
             // as they do not all check), among the candidates whose every move that does not
             // check loses
             let cells = self.values[l.index()];
-            let check_rows = keep_bits(&rows.nodes, |n| {
+            let check_rows = keep_among(&rows.nodes, &live, |n| {
                 is_check_cand(cells[n as usize].load(Relaxed))
             });
-            let others: Vec<u64> = all_rows(rows.nodes.len())
+            let others: Vec<u64> = live
                 .iter()
                 .zip(&check_rows)
-                .map(|(all, check)| all & !check)
+                .map(|(live, check)| live & !check)
                 .collect();
             rows.mark_rows(&others, y, false);
             let (n, by_check) = greatest_trap(
@@ -1670,20 +1699,20 @@ impl Retrograde<'_> {
                 &[&w_moves.quiet, &w_moves.chases],
                 &[&w_moves.checks],
                 (y, check_rows),
-                z,
-                zw,
+                (z, zw),
+                true,
             );
             sweeps += n;
             // kept a bit a row while the trap of perpetual attack (长打), where the winner's
-            // way back is 闲, is computed among all the candidates
-            set_all(y, &rows.nodes);
+            // way back is 闲, is computed among all the candidates left
+            rows.mark_rows(&live, y, true);
             let (n, mut by_attack) = greatest_trap(
                 rows,
                 &[&w_moves.quiet],
                 &[&w_moves.checks, &w_moves.chases],
-                (y, all_rows(rows.nodes.len())),
-                z,
-                zw,
+                (y, live),
+                (z, zw),
+                false,
             );
             sweeps += n;
             // both are won: the loser checks forever against a winner who does not, or
@@ -1698,9 +1727,9 @@ impl Retrograde<'_> {
                 rows,
                 &[&w_moves.quiet],
                 &[&w_moves.checks],
-                (y, all_rows(rows.nodes.len())),
-                z,
-                zw,
+                (y, live),
+                (z, zw),
+                false,
             );
             sweeps += n;
             rows_in
@@ -1890,37 +1919,29 @@ impl Retrograde<'_> {
 
 /// The trap's fixpoint νY. μZ on the candidates' graph: `rows` are L's candidates, each
 /// with the W positions its checks lead to; `quiet` and `checks` are W's moves from those
-/// into candidates, as (W position, candidate) pairs, that do not check and that do . `y`
+/// into candidates, as (W position, candidate) pairs, that do not check and that do. `y`
 /// holds the candidates on entry and the trap on return: the greatest set from which W
 /// answers every check of L, within finitely many checks of its own (Z), with a move that
 /// does not check back into the set. Where W can answer only by checking, forever (both
 /// sides check on every move, 解将还将), nothing is trapped. The rows of the candidates in
-/// `y` come with it, a bit a row (a word per group of rows). `z` (L) and `zw` (W) are work
-/// sets, left clear. Returns the number of sweeps and the trap's rows, a bit a row.
+/// `y` come with it, a bit a row (a word per group of rows). With `prefilter`, the rows
+/// that can never join Z leave first ([`live_rows`]); without, the caller has done so for
+/// this Y. `z` (L) and `zw` (W) are work sets, left clear. Returns the number of sweeps and
+/// the trap's rows, a bit a row.
 fn greatest_trap<S: Slot>(
     rows: &Rows<S>,
     quiet: &[&[(S, S)]],
     checks: &[&[(S, S)]],
     (y, mut in_y): (&Bits, Vec<u64>),
-    z: &Bits,
-    zw: &Bits,
+    (z, zw): (&Bits, &Bits),
+    prefilter: bool,
 ) -> (u32, Vec<u64>) {
     let mut sweeps = 0;
-    // A row one of whose W positions has no move into Y at all can never join Z, for this
-    // Y or a smaller one: such rows leave Y before the first round, so that its sweeps do
-    // not look at them over and over. (Z holds those W positions meanwhile.)
-    z.clear();
-    for pairs in quiet.iter().chain(checks) {
-        pairs.par_iter().for_each(|&(p, d)| {
-            if y.get(d.index()) {
-                z.set(p.index());
-            }
-        });
+    if prefilter {
+        sweeps += 1;
+        let pairs: Vec<&[(S, S)]> = quiet.iter().chain(checks).copied().collect();
+        in_y = live_rows(rows, &pairs, (y, in_y), z);
     }
-    sweeps += 1;
-    rows.sweep_rows(&mut in_y, Some((y, false)), |row| {
-        !row.iter().all(|&a| z.get(a.index()))
-    });
     loop {
         z.clear();
         // W positions with a quiet move into Y (fixed while Z grows), then those with a
@@ -1966,6 +1987,31 @@ fn greatest_trap<S: Slot>(
     z.clear();
     zw.clear();
     (sweeps, in_y)
+}
+
+/// The rows of `in_y` (a bit a row; their nodes are the set `y`) none of whose W positions
+/// is without a move (one of `pairs`) into `y`: the rows that may be in a trap within Y, for
+/// this Y or a smaller one. The others leave Y (and `y`) before the fixpoint's first round,
+/// so that its sweeps do not look at them over and over. `z`, a work set, holds the W
+/// positions with a move into `y` meanwhile.
+fn live_rows<S: Slot>(
+    rows: &Rows<S>,
+    pairs: &[&[(S, S)]],
+    (y, mut in_y): (&Bits, Vec<u64>),
+    z: &Bits,
+) -> Vec<u64> {
+    z.clear();
+    for pairs in pairs {
+        pairs.par_iter().for_each(|&(p, d)| {
+            if y.get(d.index()) {
+                z.set(p.index());
+            }
+        });
+    }
+    rows.sweep_rows(&mut in_y, Some((y, false)), |row| {
+        !row.iter().all(|&a| z.get(a.index()))
+    });
+    in_y
 }
 
 /// How many bytes of parts are copied into a whole between two calls of
@@ -2139,13 +2185,22 @@ mod tests {
             for &(n, row) in rows_of {
                 rows.push(n as u64, &row.iter().map(|&a| a as u64).collect::<Vec<_>>());
             }
-            let (y, z, zw) = (Bits::new(256), Bits::new(256), Bits::new(256));
-            for &(n, _) in rows_of {
-                y.set(n as u64);
-            }
-            let all = all_rows(rows_of.len());
-            let (_, in_trap) = greatest_trap(&rows, &[quiet], &[checks], (&y, all), &z, &zw);
-            assert_eq!((z.count(), zw.count()), (0, 0), "work sets left clear");
+            // with the dead rows taken out first by the fixpoint, or by the caller: the same
+            let [(y, in_trap), (_, caller)] = [true, false].map(|prefilter| {
+                let (y, z, zw) = (Bits::new(256), Bits::new(256), Bits::new(256));
+                for &(n, _) in rows_of {
+                    y.set(n as u64);
+                }
+                let mut in_y = all_rows(rows_of.len());
+                if !prefilter {
+                    in_y = live_rows(&rows, &[quiet, checks], (&y, in_y), &z);
+                }
+                let (_, in_trap) =
+                    greatest_trap(&rows, &[quiet], &[checks], (&y, in_y), (&z, &zw), prefilter);
+                assert_eq!((z.count(), zw.count()), (0, 0), "work sets left clear");
+                (y, in_trap)
+            });
+            assert_eq!(in_trap, caller);
             let mut t: Vec<u32> = rows_of
                 .iter()
                 .map(|&(n, _)| n)
