@@ -505,14 +505,7 @@ fn all_rows(n: usize) -> Vec<u64> {
 
 /// Whether each index passes `keep`, one bit each (bit `k % 64` of word `k / 64`).
 fn keep_bits<S: Slot>(items: &[S], keep: impl Fn(u64) -> bool + Sync) -> Vec<u64> {
-    items
-        .par_chunks(64)
-        .map(|chunk| {
-            chunk.iter().enumerate().fold(0u64, |word, (b, &x)| {
-                word | (u64::from(keep(x.index())) << b)
-            })
-        })
-        .collect()
+    keep_among(items, &all_rows(items.len()), keep)
 }
 
 /// Which of the items whose bit is set in `among` (as [`keep_bits`] gives them) pass
