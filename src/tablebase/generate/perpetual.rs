@@ -172,7 +172,7 @@ impl Starts {
 }
 
 /// Rows per stored start in [`Rows`]: as many as a word has bits, so that a set of rows
-/// is a word per group ([`Rows::for_each_row_in`]).
+/// is a word per group ([`Rows::sweep_rows`]).
 const ROW_GROUP: usize = 64;
 
 /// An entry index as [`Rows`] stores it: in 32 bits where the table's sides allow.
