@@ -62,15 +62,21 @@ const NEVER: u8 = 200;
 /// Lost by rule at level k: `LOST + k`.
 const LOST: u8 = 201;
 /// Not drawn, and won in one ply: settled, and the loser, to move there, has a mate next
-/// move (what a threat of mate, 杀, needs; see [`Retrograde::mates_next`]).
+/// move (what a threat of mate, 杀, needs; see [`Retrograde::threatens_mate`]).
 const MATES_NEXT: u8 = u8::MAX - 2;
 /// Drawn, its moves not counted yet.
 const TO_COUNT: u8 = u8::MAX - 1;
 /// Not drawn: the loser, to move there, has no legal move (lost in 0 plies), mated when
 /// in check (what [`Retrograde::mates_by_table`] reads).
 const MATED: u8 = u8::MAX - 3;
+/// A [`MATES_NEXT`] position once asked (settled): the loser, to move there, has a move
+/// that mates.
+const MATE_THREAT: u8 = u8::MAX - 4;
+/// A [`MATES_NEXT`] position once asked (settled): the loser, to move there, wins in one
+/// ply only by leaving the other side no move without check, which is no mate.
+const NO_MATE: u8 = u8::MAX - 5;
 const _: () = assert!(CHECK_CAND + MAX_OPEN < NEVER);
-const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < MATED as u32);
+const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < NO_MATE as u32);
 
 /// Entries per block of the values kept aside.
 const ASIDE_BLOCK: usize = 1 << 20;
@@ -843,7 +849,7 @@ impl Retrograde<'_> {
     /// see [`Clauses`]; never under rule sets other than `asian`), asked only with
     /// `attack` (false without). `child` is the entry it leads to and `w` the winner of the
     /// pass: the threat of mate is looked for only where the mover, to move again there,
-    /// wins in one ply (see [`Self::mates_next`]).
+    /// wins in one ply (see [`Self::threatens_mate`]).
     #[inline]
     fn hit_kind(
         &self,
@@ -863,8 +869,9 @@ impl Retrograde<'_> {
         let asked = attack && self.rules == Rules::Asian && (mate_threats || chases);
         let mates = |threat: &mut crate::game::position::Position| {
             mate_threats
-                && self.mates_next(mover, child, w)
-                && self.mates_by_table(threat, squares, m, w)
+                && self.threatens_mate(mover, child, w, || {
+                    self.mates_by_table(threat, squares, m, w)
+                })
         };
         crate::game::threat::quiet_hit_knowing(
             &mut s.pos,
@@ -925,21 +932,39 @@ impl Retrograde<'_> {
         })
     }
 
-    /// Whether `mover`, to move in entry `child`, wins in one ply (every position where it
-    /// has a mate does; the few that win by leaving the other side no move do too). The
-    /// winner's values are its codes; the loser's are aside, and its bytes mark these
-    /// positions [`MATES_NEXT`].
+    /// Whether `mover`, to move in entry `child`, has a move that mates, which `mates`
+    /// (the position made and its moves looked at) answers. Only where it wins in one ply
+    /// is it asked (every position with a mate does; the few that win by leaving the
+    /// other side no move do too). The winner's values are its codes; the loser's are
+    /// aside, and its bytes mark these positions [`MATES_NEXT`], which keep the answer once
+    /// asked ([`MATE_THREAT`] or [`NO_MATE`]: the loser's moves are looked at stage after
+    /// stage, and lead to the same positions).
     #[inline]
-    fn mates_next(&self, mover: Color, child: u64, w: Color) -> bool {
-        let c = self.values[mover.index()][child as usize].load(Relaxed);
+    fn threatens_mate(
+        &self,
+        mover: Color,
+        child: u64,
+        w: Color,
+        mates: impl FnOnce() -> bool,
+    ) -> bool {
+        let cell = &self.values[mover.index()][child as usize];
+        let c = cell.load(Relaxed);
         if mover == w {
-            c == code::decided(1)
-        } else {
-            c == MATES_NEXT
+            return c == code::decided(1) && mates();
+        }
+        match c {
+            MATE_THREAT => true,
+            MATES_NEXT => {
+                // (threads that ask at once find the same answer)
+                let mates = mates();
+                cell.store(if mates { MATE_THREAT } else { NO_MATE }, Relaxed);
+                mates
+            }
+            _ => false,
         }
     }
 
-    /// Asks for the byte [`Self::mates_next`] reads, ahead of a test for 打 that may read
+    /// Asks for the byte [`Self::threatens_mate`] reads, ahead of a test for 打 that may read
     /// it, so that the cache miss overlaps the test's first steps.
     #[inline]
     fn prefetch_mates_next(&self, mover: Color, child: u64) {
