@@ -555,7 +555,7 @@ pub struct DiffExample {
     pub kind: &'static str,
     /// Its verdict without the rule: always `draw`.
     pub baseline: &'static str,
-    /// Its verdict under the rule, in words ([`Value::describe`]).
+    /// Its verdict under the rule, in words ([`Value::describe`](super::value::Value::describe)).
     pub asian: String,
     /// Best play under the rule until a position repeats (or the game ends).
     pub line: Vec<LineMove>,
@@ -702,7 +702,7 @@ const SHOWN_OF: usize = 4;
 
 /// Compares `m`'s tables in `baseline` (rules none) and `asian` (both built), with up to
 /// `examples` examples of each kind per side to move, each with its line of at most
-/// `max_line` plies: of [`SHOWN_OF`] times as many candidates, those whose line ends in the
+/// `max_line` plies: of `SHOWN_OF` (4) times as many candidates, those whose line ends in the
 /// loser's 长将 or 长打 first.
 pub fn report(
     baseline: &Tablebase,

@@ -89,7 +89,7 @@ pub fn needs_mirror(red_general: Square, black_general: Square) -> bool {
 #[derive(Clone, Debug)]
 struct Placement {
     squares: Vec<Square>,
-    /// The place of a square, as it stands ([0]) and mirrored ([1]).
+    /// The place of a square, as it stands (`[0]`) and mirrored (`[1]`).
     place_of: [[u8; 90]; 2],
 }
 

@@ -60,7 +60,8 @@ const THREAD_SLOTS: usize = 256;
 /// Blocks a set of the decompressed-block cache holds.
 const CACHE_WAYS: usize = 32;
 /// The decompressed-block cache of a table by default: 8 MB (2,048 blocks of 4,096
-/// entries). [`Tablebase::with_cache_mb`] sets another size.
+/// entries). [`Tablebase::with_cache_mb`](super::probe::Tablebase::with_cache_mb) sets
+/// another size.
 pub const DEFAULT_CACHE_MB: usize = 8;
 
 /// A compressed table's decompressed blocks, kept for probes.

@@ -61,8 +61,9 @@ const CHECK_CAND: u8 = 128;
 const NEVER: u8 = 200;
 /// Lost by rule at level k: `LOST + k`.
 const LOST: u8 = 201;
-/// Not drawn, and won in one ply: settled, and the loser, to move there, has a mate next
-/// move (what a threat of mate, 杀, needs; see [`Retrograde::threatens_mate`]).
+/// Not drawn, and won in one ply: settled, and the loser, to move there, may have a mate
+/// next move (what a threat of mate, 杀, needs), not asked yet; asked once, it becomes
+/// [`MATE_THREAT`] or [`NO_MATE`] (see [`Retrograde::threatens_mate`]).
 const MATES_NEXT: u8 = u8::MAX - 2;
 /// Drawn, its moves not counted yet.
 const TO_COUNT: u8 = u8::MAX - 1;
