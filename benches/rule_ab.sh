@@ -35,19 +35,19 @@ while [ "$r" -le "$rounds" ]; do
                 "$bin" gen "$sig" --no-deps --rules "$rules" --threads 2 --dir "$dir" >/dev/null
             echo "$r $which $rules $(cat "$dir/time")" >>"$log"
         done
-        awk -v r="$r" -v w="$which" '$1 == r && $2 == w { t[$3] = $4 } END {
-            printf "%s round %d %s: none %.2f s, asian %.2f s (%.2fx)\n", sig, r, w, t["none"], t["asian"], t["asian"] / t["none"] }' \
-            sig="$sig" "$log"
+        awk -v s="$sig" -v r="$r" -v w="$which" '$1 == r && $2 == w { t[$3] = $4 } END {
+            printf "%s round %d %s: none %.2f s, asian %.2f s (%.2fx)\n", s, r, w, t["none"], t["asian"], t["asian"] / t["none"] }' \
+            "$log"
     done
     r=$((r + 1))
 done
 # the medians, per binary: ratio, none, asian
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for which in A B; do
     if [ "$which" = A ]; then bin=$a; else bin=$b; fi
     awk -v w="$which" '$2 == w { t[$1 "," $3] = $4; if ($1 > n) n = $1 }
         END { for (r = 1; r <= n; r++) print t[r ",none"], t[r ",asian"], t[r ",asian"] / t[r ",none"] }' \
         "$log" >"$dir/$which"
-    median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
     mr=$(cut -d' ' -f3 "$dir/$which" | median)
     mn=$(cut -d' ' -f1 "$dir/$which" | median)
     ma=$(cut -d' ' -f2 "$dir/$which" | median)

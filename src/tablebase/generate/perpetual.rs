@@ -968,7 +968,7 @@ impl Retrograde<'_> {
     /// Asks for the byte [`Self::threatens_mate`] reads, ahead of a test for 打 that may read
     /// it, so that the cache miss overlaps the test's first steps.
     #[inline]
-    fn prefetch_mates_next(&self, mover: Color, child: u64) {
+    fn prefetch_mate_byte(&self, mover: Color, child: u64) {
         if self.rules == Rules::Asian {
             crate::prefetch::prefetch(self.values[mover.index()][child as usize].as_ptr());
         }
@@ -1410,7 +1410,7 @@ impl Retrograde<'_> {
             if won(c) || c == code::ILLEGAL {
                 return true;
             }
-            self.prefetch_mates_next(!w, child);
+            self.prefetch_mate_byte(!w, child);
             escapes = !self.hits(s, m, child, w);
             !escapes
         });
@@ -1454,7 +1454,7 @@ impl Retrograde<'_> {
             }
             count += 1;
             if escapes && !open.quiet_escape {
-                self.prefetch_mates_next(!w, child);
+                self.prefetch_mate_byte(!w, child);
             }
             let want_escape = escapes && !open.quiet_escape;
             if (want_escape || asian && !open.check_escape)
@@ -1543,7 +1543,7 @@ impl Retrograde<'_> {
                 return true;
             }
             if !escapes {
-                self.prefetch_mates_next(l, child);
+                self.prefetch_mate_byte(l, child);
             }
             if let Some(hit) = self.hit_kind(s, m, child, w, !escapes) {
                 check_escapes = true;
@@ -1713,15 +1713,21 @@ impl Retrograde<'_> {
                 .map(|(live, check)| live & !check)
                 .collect();
             rows.mark_rows(&others, y, false);
+            // its smaller Y leaves more rows dead
+            let check_rows = live_rows(
+                rows,
+                &[&w_moves.quiet, &w_moves.chases, &w_moves.checks],
+                (y, check_rows),
+                z,
+            );
             let (n, by_check) = greatest_trap(
                 rows,
                 &[&w_moves.quiet, &w_moves.chases],
                 &[&w_moves.checks],
                 (y, check_rows),
                 (z, zw),
-                true,
             );
-            sweeps += n;
+            sweeps += 1 + n;
             // kept a bit a row while the trap of perpetual attack (长打), where the winner's
             // way back is 闲, is computed among all the candidates left
             rows.mark_rows(&live, y, true);
@@ -1731,7 +1737,6 @@ impl Retrograde<'_> {
                 &[&w_moves.checks, &w_moves.chases],
                 (y, live),
                 (z, zw),
-                false,
             );
             sweeps += n;
             // both are won: the loser checks forever against a winner who does not, or
@@ -1748,7 +1753,6 @@ impl Retrograde<'_> {
                 &[&w_moves.checks],
                 (y, live),
                 (z, zw),
-                false,
             );
             sweeps += n;
             rows_in
@@ -1943,24 +1947,18 @@ impl Retrograde<'_> {
 /// answers every check of L, within finitely many checks of its own (Z), with a move that
 /// does not check back into the set. Where W can answer only by checking, forever (both
 /// sides check on every move, 解将还将), nothing is trapped. The rows of the candidates in
-/// `y` come with it, a bit a row (a word per group of rows). With `prefilter`, the rows
-/// that can never join Z leave first ([`live_rows`]); without, the caller has done so for
-/// this Y. `z` (L) and `zw` (W) are work sets, left clear. Returns the number of sweeps and
-/// the trap's rows, a bit a row.
+/// `y` come with it, a bit a row (a word per group of rows); taking out first the rows that
+/// can never join Z ([`live_rows`]) spares the rounds' sweeps, and changes no answer. `z`
+/// (L) and `zw` (W) are work sets, left clear. Returns the number of sweeps and the trap's
+/// rows, a bit a row.
 fn greatest_trap<S: Slot>(
     rows: &Rows<S>,
     quiet: &[&[(S, S)]],
     checks: &[&[(S, S)]],
     (y, mut in_y): (&Bits, Vec<u64>),
     (z, zw): (&Bits, &Bits),
-    prefilter: bool,
 ) -> (u32, Vec<u64>) {
     let mut sweeps = 0;
-    if prefilter {
-        sweeps += 1;
-        let pairs: Vec<&[(S, S)]> = quiet.iter().chain(checks).copied().collect();
-        in_y = live_rows(rows, &pairs, (y, in_y), z);
-    }
     loop {
         z.clear();
         // W positions with a quiet move into Y (fixed while Z grows), then those with a
@@ -2204,22 +2202,21 @@ mod tests {
             for &(n, row) in rows_of {
                 rows.push(n as u64, &row.iter().map(|&a| a as u64).collect::<Vec<_>>());
             }
-            // with the dead rows taken out first by the fixpoint, or by the caller: the same
-            let [(y, in_trap), (_, caller)] = [true, false].map(|prefilter| {
+            // with the dead rows taken out first, or left to the fixpoint: the same
+            let [(y, in_trap), (_, unfiltered)] = [true, false].map(|filter| {
                 let (y, z, zw) = (Bits::new(256), Bits::new(256), Bits::new(256));
                 for &(n, _) in rows_of {
                     y.set(n as u64);
                 }
                 let mut in_y = all_rows(rows_of.len());
-                if !prefilter {
+                if filter {
                     in_y = live_rows(&rows, &[quiet, checks], (&y, in_y), &z);
                 }
-                let (_, in_trap) =
-                    greatest_trap(&rows, &[quiet], &[checks], (&y, in_y), (&z, &zw), prefilter);
+                let (_, in_trap) = greatest_trap(&rows, &[quiet], &[checks], (&y, in_y), (&z, &zw));
                 assert_eq!((z.count(), zw.count()), (0, 0), "work sets left clear");
                 (y, in_trap)
             });
-            assert_eq!(in_trap, caller);
+            assert_eq!(in_trap, unfiltered);
             let mut t: Vec<u32> = rows_of
                 .iter()
                 .map(|&(n, _)| n)
