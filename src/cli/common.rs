@@ -186,15 +186,17 @@ pub fn generate(
 }
 
 /// Like [`generate`], with each table's summary line on standard error, and only for the
-/// tables it built or converted: for commands whose standard output is a report.
+/// tables it built or converted: for commands whose standard output is a report. The line
+/// names the rule set, since such a command may build a material's tables under two.
 pub fn generate_quietly(
     material: Material,
     tb: &Tablebase,
     threads: Option<usize>,
 ) -> Result<Vec<Report>, CliError> {
+    let rules = tb.rules();
     generate_with(material, tb, threads, &mut |r| {
         if r.outcome != Outcome::Present {
-            errln!("{}", summary(r))
+            errln!("{}; rules {rules}", summary(r))
         }
     })
 }

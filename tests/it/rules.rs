@@ -841,7 +841,7 @@ fn move_limit_flags_are_kept_checked_and_recomputed_when_damaged() {
 #[test]
 fn by_clause_splits_what_the_whole_rule_adds() {
     let dir = TempDir::new("rules-by-clause");
-    let split = json(&[
+    let out = canju(&[
         "diff",
         "KPPKN",
         "--by-clause",
@@ -851,6 +851,19 @@ fn by_clause_splits_what_the_whole_rule_adds() {
         dir.arg(),
         "--json",
     ]);
+    let built = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{built}");
+    // the tables it builds on the way, under two rule sets, each line naming its own
+    for rules in ["check-only", "asian"] {
+        let line = format!("; rules {rules}");
+        assert!(
+            built
+                .lines()
+                .any(|l| l.starts_with("KNKPP ") && l.contains(" built ") && l.ends_with(&line)),
+            "{built}"
+        );
+    }
+    let split: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let whole = json(&[
         "diff",
         "KPPKN",
