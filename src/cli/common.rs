@@ -186,18 +186,27 @@ pub fn generate(
 }
 
 /// Like [`generate`], with each table's summary line on standard error, and only for the
-/// tables it built or converted: for commands whose standard output is a report. The line
-/// names the rule set, since such a command may build a material's tables under two.
+/// tables it built or converted: for commands whose standard output is a report. The lines
+/// come under one that names the material and the rule set, since such a command may build
+/// a material's tables under two.
 pub fn generate_quietly(
     material: Material,
     tb: &Tablebase,
     threads: Option<usize>,
 ) -> Result<Vec<Report>, CliError> {
-    let rules = tb.rules();
+    let mut first = true;
     generate_with(material, tb, threads, &mut |r| {
-        if r.outcome != Outcome::Present {
-            errln!("{}; rules {rules}", summary(r))
+        if r.outcome == Outcome::Present {
+            return;
         }
+        if std::mem::take(&mut first) {
+            errln!(
+                "building the tables of {material} ({}, rules {}) first",
+                material.chinese(),
+                tb.rules()
+            );
+        }
+        errln!("{}", summary(r))
     })
 }
 

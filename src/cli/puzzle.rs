@@ -613,12 +613,7 @@ fn ensure_tables(p: &Puzzle, tb: &Tablebase) -> Result<(), CliError> {
     let Some(m) = p.table_to_build(tb) else {
         return Ok(());
     };
-    // on standard error: standard output may be a JSON report
-    errln!(
-        "building the tables of {m} ({}, rules {}) first",
-        m.chinese(),
-        tb.rules()
-    );
+    // on standard error (standard output may be a JSON report), under a line that names them
     generate_quietly(m, tb, None).map(|_| ())
 }
 
