@@ -148,6 +148,9 @@ struct Retrograde<'a> {
     rules: Rules,
     /// Under [`Rules::Asian`], the kinds of 打 counted (all but for a measurement).
     clauses: Clauses,
+    /// Set while a pass of the whole rule looks for the traps of perpetual check alone
+    /// first (see `perpetual`): no move is 杀 or 捉 meanwhile.
+    checks_first: AtomicBool,
     /// Distances from here on are kept in `far` ([`code::FAR_FROM`] but for tests).
     far_from: u32,
     far: Mutex<Far>,
@@ -401,6 +404,7 @@ fn with_solver<R>(
         max_plies: AtomicU32::new(0),
         rules: tb.rules(),
         clauses,
+        checks_first: AtomicBool::new(false),
         far_from: wide_from(),
         far: Mutex::new(Far::default()),
     };

@@ -22,8 +22,16 @@
 //! 3. The trap's positions are won for W (a loss by rule for L), and step 1 runs again
 //!    from them; the stages repeat until a trap comes out empty.
 //!
+//! Under the whole rule (`asian`) a stage finds two traps, the one above and the trap of
+//! perpetual attack (长打: every move of L that is not 打 loses, and W comes back with an
+//! idle move), but the stages of the first alone come first, until one finds nothing: they
+//! need no test for 杀 or 捉, the costly part, and decide nearly every position the whole
+//! rule does. Their wins are the whole rule's as well, and the stages that follow stop only
+//! at its least solution, so no verdict depends on the order; the levels do.
+//!
 //! Levels: a rule verdict stores the stage that found it (0 for the first attractor, which
-//! only captures into a sub-table's wins by rule can feed; k after the k-th trap). The sets
+//! only captures into a sub-table's wins by rule can feed; k after the k-th trap, counted
+//! through both phases under `asian`). The sets
 //! of each stage are unique fixpoints, so the bytes do not depend on the number of threads.
 //! There is no distance: a progress measure that lets the winner realise the win needs the
 //! stage first and plies within it, which one-byte entries cannot hold.
@@ -866,7 +874,7 @@ impl Retrograde<'_> {
         let Clauses {
             mate_threats,
             chases,
-        } = self.clauses;
+        } = self.clauses();
         let asked = attack && self.rules == Rules::Asian && (mate_threats || chases);
         let mates = |threat: &mut crate::game::position::Position| {
             mate_threats
@@ -933,6 +941,20 @@ impl Retrograde<'_> {
         })
     }
 
+    /// The kinds of 打 besides 将 that count now: none while the traps of perpetual check
+    /// alone are looked for first.
+    #[inline]
+    fn clauses(&self) -> Clauses {
+        if self.checks_first.load(Relaxed) {
+            Clauses {
+                mate_threats: false,
+                chases: false,
+            }
+        } else {
+            self.clauses
+        }
+    }
+
     /// Whether `mover`, to move in entry `child`, has a move that mates, which `mates`
     /// (the position made and its moves looked at) answers. Only where it wins in one ply
     /// is it asked (every position with a mate does; the few that win by leaving the
@@ -969,7 +991,7 @@ impl Retrograde<'_> {
     /// it, so that the cache miss overlaps the test's first steps.
     #[inline]
     fn prefetch_mate_byte(&self, mover: Color, child: u64) {
-        if self.rules == Rules::Asian {
+        if self.rules == Rules::Asian && !self.checks_first.load(Relaxed) {
             crate::prefetch::prefetch(self.values[mover.index()][child as usize].as_ptr());
         }
     }
@@ -1174,6 +1196,14 @@ impl Retrograde<'_> {
                 .collect(),
         };
         let mut stage = 0;
+        // under the whole rule, the traps of perpetual check alone come first: they need
+        // neither 杀 nor 捉, which are costly to tell, and their wins are the whole rule's
+        // as well
+        let clauses = self.clauses;
+        self.checks_first.store(
+            self.rules == Rules::Asian && (clauses.mate_threats || clauses.chases),
+            Relaxed,
+        );
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
         let t = std::time::Instant::now();
         work.dirty.clear();
@@ -1231,7 +1261,43 @@ impl Retrograde<'_> {
             }
             t_trap += t.elapsed().as_secs_f64();
             if trapped == 0 {
-                break;
+                if !self.checks_first.swap(false, Relaxed) {
+                    break;
+                }
+                // no trap of perpetual check is left: from here on 杀 and 捉 are 打 as
+                // well. Every position with a move that does not check into a draw is
+                // looked at again (a candidate of perpetual check is one of 长打 too), and
+                // the winner's moves into candidates are classified anew
+                let cells = self.values[l.index()];
+                work.dirty.clear();
+                (0..self.layout.size()).into_par_iter().for_each(|i| {
+                    let c = cells[i as usize].load(Relaxed);
+                    if open(c) && !is_cand(c) {
+                        work.dirty.set(i);
+                    }
+                });
+                w_moves.quiet = Vec::new();
+                w_moves.checks = Vec::new();
+                w_moves.chases = Vec::new();
+                for b in w_moves.listed_without.iter().flatten() {
+                    b.clear();
+                }
+                work.listed.clear();
+                if trace {
+                    eprintln!(
+                        "  {w} wins: no trap of perpetual check left; 杀 and 捉 from here on"
+                    );
+                }
+                if !counted {
+                    // (counted lazily: the positions left uncounted had a move that does
+                    // not check into a draw, which may be 打; W has won nothing since the
+                    // count, so none of them is lost)
+                    let (zeros, more) = self.count_moves::<S>(w, frontier_l, false, false);
+                    self.check_failed()?;
+                    debug_assert_eq!(zeros, 0);
+                    fresh = more;
+                }
+                continue;
             }
             stage += 1;
             if stage > code::MAX_RULE_LEVEL {
@@ -1699,7 +1765,7 @@ impl Retrograde<'_> {
                 z,
             ),
         );
-        let trapped = if self.rules == Rules::Asian {
+        let trapped = if self.rules == Rules::Asian && !self.checks_first.load(Relaxed) {
             // the trap of perpetual check (长将: whatever the winner's answers attack, as long
             // as they do not all check), among the candidates whose every move that does not
             // check loses
