@@ -138,6 +138,17 @@ impl Clauses {
         mate_threats: false,
         chases: true,
     };
+    /// 将 alone; a threat of mate and a chase are idle (what the generator counts while it
+    /// runs the stages of perpetual check first).
+    pub const CHECKS: Clauses = Clauses {
+        mate_threats: false,
+        chases: false,
+    };
+
+    /// Whether anything besides 将 is 打.
+    pub fn beyond_check(self) -> bool {
+        self.mate_threats || self.chases
+    }
 }
 
 /// A rule set is written as its name (`asian`, `check-only`, `none`).

@@ -871,11 +871,12 @@ impl Retrograde<'_> {
         let squares = &s.squares;
         let mover = s.pos.turn();
         let against = self.attackers[mover.index()];
+        let clauses = self.clauses();
         let Clauses {
             mate_threats,
             chases,
-        } = self.clauses();
-        let asked = attack && self.rules == Rules::Asian && (mate_threats || chases);
+        } = clauses;
+        let asked = attack && self.rules == Rules::Asian && clauses.beyond_check();
         let mates = |threat: &mut crate::game::position::Position| {
             mate_threats
                 && self.threatens_mate(mover, child, w, || {
@@ -946,10 +947,7 @@ impl Retrograde<'_> {
     #[inline]
     fn clauses(&self) -> Clauses {
         if self.checks_first.load(Relaxed) {
-            Clauses {
-                mate_threats: false,
-                chases: false,
-            }
+            Clauses::CHECKS
         } else {
             self.clauses
         }
@@ -1199,9 +1197,8 @@ impl Retrograde<'_> {
         // under the whole rule, the traps of perpetual check alone come first: they need
         // neither 杀 nor 捉, which are costly to tell, and their wins are the whole rule's
         // as well
-        let clauses = self.clauses;
         self.checks_first.store(
-            self.rules == Rules::Asian && (clauses.mate_threats || clauses.chases),
+            self.rules == Rules::Asian && self.clauses.beyond_check(),
             Relaxed,
         );
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);
@@ -1264,38 +1261,9 @@ impl Retrograde<'_> {
                 if !self.checks_first.swap(false, Relaxed) {
                     break;
                 }
-                // no trap of perpetual check is left: from here on 杀 and 捉 are 打 as
-                // well. Every position with a move that does not check into a draw is
-                // looked at again (a candidate of perpetual check is one of 长打 too), and
-                // the winner's moves into candidates are classified anew
-                let cells = self.values[l.index()];
-                work.dirty.clear();
-                (0..self.layout.size()).into_par_iter().for_each(|i| {
-                    let c = cells[i as usize].load(Relaxed);
-                    if open(c) && !is_cand(c) {
-                        work.dirty.set(i);
-                    }
-                });
-                w_moves.quiet = Vec::new();
-                w_moves.checks = Vec::new();
-                w_moves.chases = Vec::new();
-                for b in w_moves.listed_without.iter().flatten() {
-                    b.clear();
-                }
-                work.listed.clear();
-                if trace {
-                    eprintln!(
-                        "  {w} wins: no trap of perpetual check left; 杀 and 捉 from here on"
-                    );
-                }
-                if !counted {
-                    // (counted lazily: the positions left uncounted had a move that does
-                    // not check into a draw, which may be 打; W has won nothing since the
-                    // count, so none of them is lost)
-                    let (zeros, more) = self.count_moves::<S>(w, frontier_l, false, false);
-                    self.check_failed()?;
-                    debug_assert_eq!(zeros, 0);
-                    fresh = more;
+                // no trap of perpetual check is left: from here on 杀 and 捉 are 打 as well
+                if let Some(rows) = self.begin_whole_rule::<S>(w, work, &mut w_moves, counted)? {
+                    fresh = rows;
                 }
                 continue;
             }
@@ -1337,6 +1305,49 @@ impl Retrograde<'_> {
             );
         }
         Ok(())
+    }
+
+    /// Turns a winner's pass from the stages of perpetual check alone to the whole rule's,
+    /// once the first find no trap: every position of L with a move that does not check
+    /// into a draw, not a candidate yet, is to be looked at again (`work.dirty`; a
+    /// candidate of perpetual check is one of 长打 too), and W's moves into candidates are
+    /// to be listed anew, in three kinds. Where L was counted lazily (`counted` false),
+    /// the positions left uncounted are counted now; their rows are returned.
+    fn begin_whole_rule<S: Slot>(
+        &self,
+        w: Color,
+        work: &Work,
+        w_moves: &mut WMoves<S>,
+        counted: bool,
+    ) -> Result<Option<Vec<Rows<S>>>, TableError> {
+        let l = !w;
+        let cells = self.values[l.index()];
+        work.dirty.clear();
+        cells.par_iter().enumerate().for_each(|(i, c)| {
+            let c = c.load(Relaxed);
+            if open(c) && !is_cand(c) {
+                work.dirty.set(i as u64);
+            }
+        });
+        w_moves.quiet = Vec::new();
+        w_moves.checks = Vec::new();
+        w_moves.chases = Vec::new();
+        for b in w_moves.listed_without.iter().flatten() {
+            b.clear();
+        }
+        work.listed.clear();
+        if std::env::var_os("CANJU_TRACE").is_some() {
+            eprintln!("  {w} wins: no trap of perpetual check left; 杀 and 捉 from here on");
+        }
+        if counted {
+            return Ok(None);
+        }
+        // the positions left uncounted had a move that does not check into a draw, which
+        // may be 打; W has won nothing since the count, so none of them is lost
+        let (zeros, rows) = self.count_moves::<S>(w, self.found[l.index()], false, false);
+        self.check_failed()?;
+        debug_assert_eq!(zeros, 0);
+        Ok(Some(rows))
     }
 
     /// Keeps `side`'s values aside, compressed, and turns its bytes into the pass's state:
