@@ -20,6 +20,7 @@ fn main() -> std::process::ExitCode {
                 rules: o.rules,
                 cache_mb: o.cache_mb,
                 idle_timeout: o.idle_timeout,
+                allow_hosts: o.allow_hosts,
             })
             .map_err(|e| cli::CliError {
                 code: e.exit_code(),

@@ -401,6 +401,11 @@ enum Command {
         /// the server closes it.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=3600))]
         idle_timeout: u32,
+        /// A name the server answers to besides its own address and localhost (and the
+        /// --host name), e.g. behind a proxy; repeatable. A request with any other Host is
+        /// refused (403), so that a web page cannot reach the server by rebinding its name.
+        #[arg(long, value_name = "NAME")]
+        allow_host: Vec<String>,
     },
     /// Run as an engine for Xiangqi GUIs over UCI (or UCCI): the tables' perfect moves in
     /// their material, the solver's proven mates elsewhere, and a labelled fallback move.
@@ -693,6 +698,8 @@ pub struct ServeOptions {
     pub cache_mb: usize,
     /// How long a connection may be idle, or take to send a request's head.
     pub idle_timeout: std::time::Duration,
+    /// Names the server answers to besides its own address and localhost.
+    pub allow_hosts: Vec<String>,
 }
 
 /// Parses the arguments and runs the command (all but the server's).
@@ -761,6 +768,7 @@ pub fn run() -> Job {
             rules: RulesArg { rules },
             cache_mb,
             idle_timeout,
+            allow_host,
         }) => {
             let dir = match common::table_dir(&dir) {
                 Ok(d) => d,
@@ -774,6 +782,7 @@ pub fn run() -> Job {
                 rules,
                 cache_mb: cache_mb as usize,
                 idle_timeout: std::time::Duration::from_secs(idle_timeout.into()),
+                allow_hosts: allow_host,
             });
         }
         Some(Command::Train {

@@ -103,7 +103,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
     let heat = match (a.heatmap, a.output) {
         (Some(k), Some(_)) => {
             let kind = kind_arg(k)?;
-            if claim.material.side(Color::Red).count(kind) == 0 {
+            if !theory::can_map(&claim.material, kind) {
                 return Err(CliError::input(format!(
                     "--heatmap: the stronger side of {} ({}) has no {}; it can map {}",
                     claim.material,

@@ -42,6 +42,14 @@ impl ApiError {
         )
     }
 
+    /// Work refused or stopped because the server is stopping (Ctrl-C, SIGTERM): 503.
+    pub fn closing() -> ApiError {
+        ApiError(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is stopping: no new work starts, and work under way is stopped".into(),
+        )
+    }
+
     /// What the server lacks to answer a sound request (a table not built): 409.
     pub fn conflict(message: impl std::fmt::Display) -> ApiError {
         ApiError(StatusCode::CONFLICT, message.to_string())

@@ -41,6 +41,7 @@ use canju::tablebase::report::{self, ProbeReport};
 use canju::tablebase::{Rules, Tablebase};
 use canju::theory::{self, Claim, Request};
 
+mod conn;
 mod error;
 
 use crate::remedy::gen_command;
@@ -62,8 +63,12 @@ pub struct Config {
     pub rules: Rules,
     /// Memory for decompressed table blocks, in MB.
     pub cache_mb: usize,
-    /// How long a connection may be idle, or take to send a request's head.
+    /// How long a connection may be idle, take to send a request's head, or leave an
+    /// answer unread.
     pub idle_timeout: Duration,
+    /// Names the server answers to besides its own address and `localhost` (and `host`
+    /// when it is a name): a request with another `Host` is refused.
+    pub allow_hosts: Vec<String>,
 }
 
 /// Proofs and theory counts running at once; more are refused with 503 until one ends.
@@ -84,7 +89,7 @@ const THEORY_CACHE_ENTRIES: usize = 256;
 /// Largest request body, in bytes.
 const MAX_BODY: usize = 16 * 1024;
 /// The longest request target (path and query) answered, in bytes; a longer one is a 414.
-const MAX_URI: usize = 8 * 1024;
+pub(crate) const MAX_URI: usize = 8 * 1024;
 /// Time limit of a puzzle check or hint (each search in it also has the node limit).
 const JUDGE_SECONDS: u64 = 30;
 /// Time limit of a theory count or heatmap.
@@ -168,7 +173,7 @@ async fn run_heavy<T: Send + 'static>(
     work: impl FnOnce(Arc<AtomicBool>) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     if state.closing.load(Relaxed) {
-        return Err(ApiError::stopped());
+        return Err(ApiError::closing());
     }
     let permit = state.heavy.clone().try_acquire_owned().map_err(|_| {
         ApiError(
@@ -182,7 +187,7 @@ async fn run_heavy<T: Send + 'static>(
     state.jobs.lock().expect("lock").insert(job, stop.clone());
     let entry = JobEntry(state.clone(), job);
     if state.closing.load(Relaxed) {
-        return Err(ApiError::stopped());
+        return Err(ApiError::closing());
     }
     let flag = stop.clone();
     let task = tokio::task::spawn_blocking(move || {
@@ -197,7 +202,14 @@ async fn run_heavy<T: Send + 'static>(
     }
     match tokio::time::timeout(STOP_GRACE, task).await {
         Ok(joined) => joined.map_err(ApiError::internal),
-        Err(_) => Err(ApiError::stopped()),
+        Err(_) => Err(ApiError(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "the work did not stop within {} s of its time limit ({} s); its slot stays taken until it does",
+                STOP_GRACE.as_secs(),
+                limit.as_secs_f64()
+            ),
+        )),
     }
 }
 
@@ -296,9 +308,9 @@ async fn solve(
         // the answer the request asked for (the flag alone does not say so: the proof
         // sets it too when its own time runs out, and then answers what it proved)
         if st.closing.load(Relaxed) {
-            return Err(solver::SolveError::Stopped);
+            return Err(ApiError::closing());
         }
-        solved.map(|s| (pos, s))
+        solved.map(|s| (pos, s)).map_err(ApiError::from)
     })
     .await??;
     let j = serde_json::to_value(SolveReport::new(&pos, &s)).map_err(ApiError::internal)?;
@@ -1031,22 +1043,26 @@ fn connection_limit() -> usize {
 
 /// Accepts and serves connections until `stopping` turns true, then lets the connections
 /// in flight end (idle ones at once, the rest within [`SHUTDOWN_GRACE`]). A connection
-/// that is idle, or slow to send a request's head, for `idle` is closed; a failed accept
-/// (out of descriptors, say) is retried after a pause, never the end of the server.
+/// that is idle, or slow to send a request's head, for `idle` is closed, and so is one
+/// whose client reads nothing of an answer for as long; a failed accept (out of
+/// descriptors, say) is retried after a pause, never the end of the server. At the
+/// connection limit the connection idle longest is shed, so that a new client is answered
+/// at once; only when every connection is answering a request does a new one wait. A
+/// request whose `Host` is not this server's is refused with 403.
 async fn serve_connections(
     listener: tokio::net::TcpListener,
     app: Router,
     idle: Duration,
+    hosts: conn::HostCheck,
     mut stopping: tokio::sync::watch::Receiver<bool>,
 ) {
+    use hyper::service::Service as _;
     use hyper_util::rt::{TokioIo, TokioTimer};
     let slots = Arc::new(Semaphore::new(connection_limit()));
+    let open = Arc::new(conn::Connections::default());
+    let hosts = Arc::new(hosts);
     let mut connections = tokio::task::JoinSet::new();
     loop {
-        let permit = tokio::select! {
-            p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
-            _ = stopping.changed() => break,
-        };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
@@ -1058,21 +1074,69 @@ async fn serve_connections(
             },
             _ = stopping.changed() => break,
         };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let permit = match slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                open.shed_idlest();
+                tokio::select! {
+                    p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+                    _ = stopping.changed() => break,
+                }
+            }
+        };
+        let local = stream
+            .local_addr()
+            .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |a| a.ip());
+        let this = open.open();
+        let inner = hyper_util::service::TowerToHyperService::new(app.clone());
+        let (all, me, hosts_) = (open.clone(), this.clone(), hosts.clone());
+        let service = hyper::service::service_fn(
+            move |req: axum::http::Request<hyper::body::Incoming>| {
+                let busy = all.busy(&me);
+                let host = req.headers().get(axum::http::header::HOST).cloned();
+                let answer = hosts_
+                    .allows(host.as_ref().map(|h| h.as_bytes()), local)
+                    .then(|| inner.call(req));
+                async move {
+                    let _busy = busy;
+                    match answer {
+                    Some(answer) => answer.await,
+                    None => Ok(ApiError(
+                        StatusCode::FORBIDDEN,
+                        format!(
+                            "the request is addressed to {}, not to this server: it answers to its own address, localhost and the names given to --host or --allow-host (a page may not reach it by another name: DNS rebinding)",
+                            host.as_ref()
+                                .map(|h| format!("'{}'", String::from_utf8_lossy(h.as_bytes())))
+                                .unwrap_or_default()
+                        ),
+                    )
+                    .into_response()),
+                }
+                }
+            },
+        );
         let mut stop = stopping.clone();
+        let all = open.clone();
         connections.spawn(async move {
             let _permit = permit;
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(idle)
+                .max_header_size(conn::MAX_HEAD)
+                .max_headers(conn::MAX_HEADERS)
                 .max_buf_size(64 * 1024)
-                .serve_connection(TokioIo::new(stream), service);
+                .serve_connection(TokioIo::new(conn::Socket::new(stream, idle)), service);
             tokio::pin!(conn);
             tokio::select! {
-                _ = conn.as_mut() => return,
-                _ = stop.changed() => conn.as_mut().graceful_shutdown(),
+                _ = conn.as_mut() => {}
+                // (shed: idle, so dropped at once)
+                () = this.shed() => {}
+                _ = stop.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
             }
-            let _ = conn.await;
+            all.close(&this);
         });
         while connections.try_join_next().is_some() {}
     }
@@ -1192,7 +1256,10 @@ pub fn run(a: Config) -> Result<(), Error> {
             }
             let _ = stop_tx.send(true);
         });
-        serve_connections(listener, router(state), a.idle_timeout, stop_rx).await;
+        let hosts = conn::HostCheck::new(
+            std::iter::once(a.host.as_str()).chain(a.allow_hosts.iter().map(String::as_str)),
+        );
+        serve_connections(listener, router(state), a.idle_timeout, hosts, stop_rx).await;
         outln!("canju serve: stopped");
         Ok::<(), Error>(())
     })?;

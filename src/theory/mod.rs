@@ -749,7 +749,7 @@ pub fn measure(
     let table = tb.table(claim.material)?;
     table.check_all()?;
     if let Some((kind, _)) = request.heat
-        && claim.material.side(Color::Red).count(kind) == 0
+        && !can_map(&claim.material, kind)
     {
         return Err(TheoryError::Claim(ClaimError(format!(
             "{}: the stronger side has no {} for a heatmap; it can map {}",
@@ -762,12 +762,18 @@ pub fn measure(
     report(claim, tb, &table, request, acc)
 }
 
+/// Whether a heatmap can map the stronger side's pieces of `kind`: it has some (its general
+/// always: a material counts the pieces besides the generals).
+pub fn can_map(m: &Material, kind: Kind) -> bool {
+    kind == Kind::General || m.side(Color::Red).count(kind) > 0
+}
+
 /// The stronger side's kinds of piece a heatmap can map (the general included), in words:
 /// "general (帅, K), horse (马, N), soldier (兵, P)".
 pub fn heat_kinds_text(m: &Material) -> String {
     Kind::ALL
         .iter()
-        .filter(|&&k| m.side(Color::Red).count(k) > 0)
+        .filter(|&&k| can_map(m, k))
         .map(|&k| {
             let name = kind_name(k);
             format!("{}, {})", &name[..name.len() - 1], k.wxf_char())

@@ -1,8 +1,9 @@
 //! `canju serve` under hostile use, on a real server on 127.0.0.1: work its client
 //! abandoned stops and frees its slot, short requests are not starved by long ones, idle
-//! and half-sent connections are closed, a flood of idle sockets under a low descriptor
-//! limit leaves it up, Ctrl-C ends it promptly in the middle of a proof, and every error
-//! body is JSON.
+//! and half-sent connections are closed, a client that never reads is dropped, a flood of
+//! idle sockets under a low descriptor limit is shed for a real client, a request for
+//! another host name (DNS rebinding) is refused, Ctrl-C ends it promptly in the middle of
+//! a proof, and every error body is JSON, hyper's own answers to unreadable heads too.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -98,7 +99,7 @@ fn idle_and_half_sent_connections_are_closed() {
     }
     // a kept-alive connection is closed once idle, after its answer
     let mut s = TcpStream::connect(a).unwrap();
-    write!(s, "GET /api HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(s, "GET /api HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
     let t = Instant::now();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut raw = Vec::new();
@@ -110,10 +111,11 @@ fn idle_and_half_sent_connections_are_closed() {
 #[test]
 fn a_flood_of_idle_sockets_under_a_low_descriptor_limit_leaves_the_server_up() {
     let dir = TempDir::new("serve-flood");
+    // connections idle for a minute would stay: the limit sheds the idlest instead
     let server = Server::start_with(
         &dir.0,
         &dir.0.join("home"),
-        &["--idle-timeout", "1"],
+        &["--idle-timeout", "60"],
         Some(128),
     );
     let a = server.addr.as_str();
@@ -122,16 +124,188 @@ fn a_flood_of_idle_sockets_under_a_low_descriptor_limit_leaves_the_server_up() {
         .filter_map(|_| TcpStream::connect(a).ok())
         .collect();
     assert!(flood.len() >= 200, "{} connected", flood.len());
-    // a real request is served once the idle ones are closed
+    // a real request is answered at once: the idlest connections are shed for it
     let t = Instant::now();
     let (status, _, body) = request(a, "GET", "/api", "");
     assert_eq!(status, 200, "{body}");
-    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
-    drop(flood);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // and a kept-alive client mid-conversation is not the one shed: it is the newest idle
+    let mut kept = TcpStream::connect(a).unwrap();
+    kept.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let more: Vec<TcpStream> = (0..100)
+        .filter_map(|_| TcpStream::connect(a).ok())
+        .collect();
+    write!(
+        kept,
+        "GET /api/sayings HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let _ = kept.read_to_end(&mut raw);
+    assert!(
+        String::from_utf8_lossy(&raw).starts_with("HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&raw)
+    );
+    drop((flood, more));
     // and the server is still up and quick
     for _ in 0..20 {
         let (status, _, _) = request(a, "GET", "/api/sayings", "");
         assert_eq!(status, 200);
+    }
+}
+
+#[test]
+fn a_client_that_never_reads_is_dropped_after_the_timeout() {
+    let dir = TempDir::new("serve-unread");
+    let server = Server::start_with(&dir.0, &dir.0.join("home"), &["--idle-timeout", "1"], None);
+    let a = server.addr.as_str();
+    // 20,000 requests sent at once, answers never read: the server's writes fill the
+    // socket's buffers and stop, and after the timeout the connection is dropped
+    let mut s = TcpStream::connect(a).unwrap();
+    let one = "GET /api HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    s.write_all(one.repeat(20_000).as_bytes()).unwrap();
+    let t = Instant::now();
+    let closed = loop {
+        std::thread::sleep(Duration::from_millis(250));
+        if s.write_all(one.as_bytes()).is_err() {
+            break true;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            break false;
+        }
+    };
+    assert!(closed, "still open after {:?}", t.elapsed());
+    // the server goes on answering others
+    let (status, _, _) = request(a, "GET", "/api/sayings", "");
+    assert_eq!(status, 200);
+
+    // under a low descriptor limit, more clients that never read than it may hold, with
+    // a long timeout: a real client is still answered at once
+    let server = Server::start_with(
+        &dir.0,
+        &dir.0.join("home"),
+        &["--idle-timeout", "60"],
+        Some(128),
+    );
+    let a = server.addr.as_str();
+    let readers_never: Vec<TcpStream> = (0..150)
+        .filter_map(|_| {
+            let mut s = TcpStream::connect(a).ok()?;
+            s.write_all(one.repeat(200).as_bytes()).ok()?;
+            Some(s)
+        })
+        .collect();
+    assert!(readers_never.len() >= 100, "{}", readers_never.len());
+    let t = Instant::now();
+    let (status, _, body) = request(a, "GET", "/api", "");
+    assert_eq!(status, 200, "{body}");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+#[test]
+fn requests_addressed_to_another_name_are_refused() {
+    let dir = TempDir::new("serve-rebind");
+    let server = Server::start_with(
+        &dir.0,
+        &dir.0.join("home"),
+        &["--allow-host", "canju.example"],
+        None,
+    );
+    let a = server.addr.as_str();
+    let port = a.rsplit(':').next().unwrap();
+    let ask = |host: &str, head: &str| {
+        let body = r#"{"solved": true, "helped": false}"#;
+        let mut s = TcpStream::connect(a).unwrap();
+        write!(
+            s,
+            "{head}\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        crate::common::http_answer(s)
+    };
+    // a page of evil.example whose name now points at 127.0.0.1: it may neither read nor
+    // write the progress, nor start a proof
+    for head in [
+        "GET /api/progress HTTP/1.1",
+        "POST /api/puzzles/pattern-002/result HTTP/1.1",
+        "GET /api/solve?fen=3k5%2F9%2F9%2F9%2F9%2F9%2F9%2F9%2F9%2FR3K4%20w HTTP/1.1",
+        "GET / HTTP/1.1",
+    ] {
+        let (status, head_text, body) = ask(&format!("evil.example:{port}"), head);
+        assert_eq!(status, 403, "{head}: {body}");
+        assert!(
+            head_text
+                .to_ascii_lowercase()
+                .contains("content-type: application/json")
+        );
+        let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(
+            j["error"].as_str().unwrap().contains("DNS rebinding"),
+            "{j}"
+        );
+    }
+    assert!(
+        !dir.0.join("home").join("progress.json").exists(),
+        "the refused request wrote the progress"
+    );
+    // its own names are answered
+    for host in [
+        a.to_string(),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        "canju.example".to_string(),
+    ] {
+        let (status, _, body) = ask(&host, "GET /api/sayings HTTP/1.1");
+        assert_eq!(status, 200, "{host}: {body}");
+    }
+}
+
+#[test]
+fn a_request_head_over_the_limit_is_answered_in_json() {
+    let dir = TempDir::new("serve-head");
+    let server = Server::start(&dir.0, &dir.0.join("home"));
+    let a = server.addr.as_str();
+    for (head, want, says) in [
+        (
+            format!(
+                "GET /api HTTP/1.1\r\nHost: localhost\r\nX-Big: {}\r\n\r\n",
+                "a".repeat(200_000)
+            ),
+            431,
+            "at most 32768 bytes",
+        ),
+        (
+            format!(
+                "GET /api HTTP/1.1\r\nHost: localhost\r\n{}\r\n",
+                (0..150)
+                    .map(|i| format!("X-{i}: 1\r\n"))
+                    .collect::<String>()
+            ),
+            431,
+            "100 header fields",
+        ),
+        (
+            "NOT HTTP AT ALL\r\n\r\n".to_string(),
+            400,
+            "could not be read",
+        ),
+    ] {
+        let mut s = TcpStream::connect(a).unwrap();
+        let _ = s.write_all(head.as_bytes());
+        let (status, head_text, body) = crate::common::http_answer(s);
+        assert_eq!(status, want, "{body}");
+        assert!(
+            head_text
+                .to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{head_text}"
+        );
+        let j: serde_json::Value =
+            serde_json::from_str(&body).unwrap_or_else(|e| panic!("not JSON ({e}): {body:?}"));
+        assert!(j["error"].as_str().unwrap().contains(says), "{j}");
     }
 }
 
