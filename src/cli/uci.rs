@@ -12,6 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use canju::game::material::Material;
+use canju::solver::rule::Path;
 use canju::solver::{History, MAX_MOVES, Options, Solver, Verdict};
 use canju::tablebase::{Rules, Tablebase, Value};
 use canju::{GameEnd, Move, Position};
@@ -39,6 +40,25 @@ impl Out {
     }
 }
 
+/// `go`'s words followed by a number.
+const NUMBERED: [&str; 13] = [
+    "depth",
+    "mate",
+    "nodes",
+    "movetime",
+    "time",
+    "increment",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "opptime",
+    "oppincrement",
+];
+/// `go`'s other words.
+const OTHERS: [&str; 4] = ["infinite", "ponder", "searchmoves", "draw"];
+
 /// What `go` asks for.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Limits {
@@ -52,52 +72,58 @@ struct Limits {
 }
 
 impl Limits {
-    /// Reads `go`'s words; those of the other side's clock are read but not used.
-    fn parse(words: &[&str], red_to_move: bool) -> Result<Limits, String> {
+    /// Reads `go`'s words; those of the other side's clock are read but not used. A limit
+    /// whose number is missing or not a number is dropped, the others kept: the dropped
+    /// ones are given back, each as the GUI wrote it.
+    fn parse(words: &[&str], red_to_move: bool) -> (Limits, Vec<String>) {
         let mut l = Limits::default();
+        let mut dropped = Vec::new();
         let mut i = 0;
-        let number = |i: usize| -> Result<u64, String> {
-            let w = words
-                .get(i + 1)
-                .ok_or(format!("go: {} needs a number", words[i]))?;
-            w.parse::<u64>()
-                .map_err(|_| format!("go: {} {w}: not a number", words[i]))
-        };
-        let ms = |n: u64| Duration::from_millis(n);
+        let ms = Duration::from_millis;
         while i < words.len() {
-            match words[i] {
-                "infinite" => l.infinite = true,
-                "depth" => l.depth = Some(number(i)?.clamp(1, u64::from(MAX_MOVES)) as u32),
-                "mate" => l.mate = Some(number(i)?.clamp(1, u64::from(MAX_MOVES)) as u32),
-                "nodes" => l.nodes = Some(number(i)?),
-                "movetime" => l.movetime = Some(ms(number(i)?)),
-                // (UCCI: `go time T increment I` for the side to move)
-                "time" => l.time_left = Some(ms(number(i)?)),
-                "increment" => l.increment = ms(number(i)?),
-                "wtime" | "btime" => {
-                    let n = number(i)?;
-                    if (words[i] == "wtime") == red_to_move {
-                        l.time_left = Some(ms(n));
-                    }
+            let word = words[i];
+            let takes_number = NUMBERED.contains(&word);
+            if !takes_number {
+                // (searchmoves, ponder: not supported; the words after searchmoves are
+                // moves)
+                if word == "infinite" {
+                    l.infinite = true;
                 }
-                "winc" | "binc" => {
-                    let n = number(i)?;
-                    if (words[i] == "winc") == red_to_move {
-                        l.increment = ms(n);
-                    }
-                }
-                "movestogo" | "opptime" | "oppincrement" => {
-                    number(i)?;
-                }
-                // (searchmoves, ponder: not supported; the words after searchmoves are moves)
-                _ => {
-                    i += 1;
-                    continue;
-                }
+                i += 1;
+                continue;
             }
-            i += if matches!(words[i], "infinite") { 1 } else { 2 };
+            let text = words.get(i + 1).copied();
+            let Some(n) = text.and_then(|w| w.parse::<u64>().ok()) else {
+                dropped.push(match text {
+                    // (a word of go's own: the number is missing, and the word is read next)
+                    Some(w) if !NUMBERED.contains(&w) && !OTHERS.contains(&w) => {
+                        i += 2;
+                        format!("{word} {w} (not a number)")
+                    }
+                    _ => {
+                        i += 1;
+                        format!("{word} (no number)")
+                    }
+                });
+                continue;
+            };
+            i += 2;
+            match word {
+                "depth" => l.depth = Some(n.clamp(1, u64::from(MAX_MOVES)) as u32),
+                "mate" => l.mate = Some(n.clamp(1, u64::from(MAX_MOVES)) as u32),
+                "nodes" => l.nodes = Some(n),
+                "movetime" => l.movetime = Some(ms(n)),
+                // (UCCI: `go time T increment I` for the side to move)
+                "time" => l.time_left = Some(ms(n)),
+                "increment" => l.increment = ms(n),
+                "wtime" | "btime" if (word == "wtime") == red_to_move => {
+                    l.time_left = Some(ms(n));
+                }
+                "winc" | "binc" if (word == "winc") == red_to_move => l.increment = ms(n),
+                _ => {}
+            }
         }
-        Ok(l)
+        (l, dropped)
     }
 
     /// The time the search may take.
@@ -175,8 +201,36 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
         }
     };
     let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
+    let mut stdin = stdin.lock();
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        match stdin.read_until(b'\n', &mut raw) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+        let bytes = raw.trim_ascii_end();
+        let line = match std::str::from_utf8(bytes) {
+            Ok(line) => line,
+            Err(e) => {
+                // a path in the system's own bytes (GBK from a Chinese GUI) is a path all
+                // the same; anything else cannot be read, and the GUI is told so
+                if let Some(dir) = raw_tablebase_dir(bytes) {
+                    finish(&mut search, &mut solver);
+                    settings.dir = dir;
+                } else {
+                    out.send(&format!(
+                        "info string a line that is not UTF-8 was ignored (byte {} of {}: {}…); canju reads its commands as UTF-8",
+                        e.valid_up_to() + 1,
+                        bytes.len(),
+                        String::from_utf8_lossy(&bytes[..bytes.len().min(40)])
+                    ));
+                }
+                continue;
+            }
+        };
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(&command) = words.first() else {
             continue;
@@ -200,14 +254,14 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
             "isready" => out.send("readyok"),
             "ucinewgame" => {
                 finish(&mut search, &mut solver);
-                solver = Some(Solver::new(settings.hash_mb));
+                renew(&mut solver, settings.hash_mb);
             }
             "setoption" => {
                 finish(&mut search, &mut solver);
                 match set_option(&mut settings, &words[1..]) {
                     Ok(hash_changed) => {
                         if hash_changed {
-                            solver = Some(Solver::new(settings.hash_mb));
+                            renew(&mut solver, settings.hash_mb);
                         }
                     }
                     Err(e) => out.send(&format!("info string {e}")),
@@ -222,13 +276,13 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
             }
             "go" => {
                 finish(&mut search, &mut solver);
-                let limits = match Limits::parse(&words[1..], pos.turn() == canju::Color::Red) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        out.send(&format!("info string {e}"));
-                        Limits::default()
-                    }
-                };
+                let (limits, dropped) = Limits::parse(&words[1..], pos.turn() == canju::Color::Red);
+                if !dropped.is_empty() {
+                    out.send(&format!(
+                        "info string go: dropped {}; the other limits hold",
+                        dropped.join(", ")
+                    ));
+                }
                 let stop = Stop::default();
                 let job = Job {
                     pos: pos.clone(),
@@ -261,6 +315,51 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
     }
     finish(&mut search, &mut solver);
     Ok(())
+}
+
+/// A new solver with a hash table of `mb` MB in place of the old one, whose table is freed
+/// first: never two tables at once.
+fn renew(solver: &mut Option<Solver>, mb: usize) {
+    *solver = None;
+    *solver = Some(Solver::new(mb));
+}
+
+/// The path of `setoption name TablebaseDir value PATH` (or UCCI's `setoption TablebaseDir
+/// PATH`) when the line is not UTF-8: the path's bytes as they are (on Unix a path is
+/// bytes). `None` for any other line.
+fn raw_tablebase_dir(line: &[u8]) -> Option<PathBuf> {
+    let mut words = Vec::new();
+    let mut at = 0;
+    for word in line.split(|b| b.is_ascii_whitespace()) {
+        if !word.is_empty() {
+            words.push((at, word));
+        }
+        at += word.len() + 1;
+    }
+    let is = |i: usize, w: &str| {
+        words
+            .get(i)
+            .is_some_and(|x| x.1.eq_ignore_ascii_case(w.as_bytes()))
+    };
+    let from = if !is(0, "setoption") {
+        return None;
+    } else if is(1, "name") && is(2, "tablebasedir") && is(3, "value") {
+        words.get(4)?.0
+    } else if is(1, "tablebasedir") {
+        words.get(2)?.0
+    } else {
+        return None;
+    };
+    let value = line[from..].trim_ascii();
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Some(PathBuf::from(std::ffi::OsStr::from_bytes(value)))
+    }
+    #[cfg(not(unix))]
+    {
+        std::str::from_utf8(value).ok().map(PathBuf::from)
+    }
 }
 
 /// `setoption name NAME value VALUE` (UCI) or `setoption NAME VALUE` (UCCI); whether the
@@ -400,17 +499,56 @@ impl Job {
         {
             return Ok(None);
         }
-        let value = self.tb.probe(pos)?;
-        let mut line = Vec::new();
+        // the tables' moves less those the rule forbids after the game's history: the
+        // tables value each position as if reached afresh, and a repetition of the game's
+        // positions that completes a perpetual attack is not the mover's to play
+        let allowed = Path::table_moves(&self.tb, &self.history, pos)?;
+        let Some(first) = allowed.first().copied() else {
+            // every legal move completes a forbidden repetition: one must be played, and
+            // the side to move loses by the rule
+            let Some(m) = self.tb.rank_moves(pos)?.first().map(|r| r.mv) else {
+                return Ok(None);
+            };
+            self.out
+                .send(&format!("info depth 1 score cp -10000 pv {m}"));
+            self.out.send(&format!(
+                "info string every legal move repeats the game's position and completes a perpetual attack the rule forbids ({}): the side to move loses by the rule; {m} is played",
+                self.tb.rules().name()
+            ));
+            return Ok(Some(m));
+        };
+        let unrestricted = self.tb.rank_moves(pos)?;
+        if let Some(best) = unrestricted.first()
+            && best.mv != first.mv
+            && best.value != first.value
+        {
+            self.out.send(&format!(
+                "info string the tables' best move {} ({}) would repeat the game's position and complete a perpetual attack the rule forbids; the best move left is {} ({})",
+                best.mv,
+                best.value.describe_under(self.tb.rules()),
+                first.mv,
+                first.value.describe_under(self.tb.rules())
+            ));
+        }
+        let value = first.value;
+        let mut line = vec![first.mv];
+        let mut history = self.history.clone();
         let mut p = pos.clone();
+        history.push(&p, first.mv);
+        p.play_unchecked(first.mv);
         while line.len() < TABLE_PV {
-            let ranked = self.tb.rank_moves(&p)?;
-            let Some(first) = ranked.first() else { break };
-            line.push(first.mv);
-            p.play_unchecked(first.mv);
             if value == Value::Draw && line.len() >= 8 {
                 break;
             }
+            let Some(next) = Path::table_moves(&self.tb, &history, &p)?
+                .first()
+                .map(|r| r.mv)
+            else {
+                break;
+            };
+            line.push(next);
+            history.push(&p, next);
+            p.play_unchecked(next);
         }
         let pv: Vec<String> = line.iter().map(Move::to_string).collect();
         let score = match value {
@@ -599,23 +737,31 @@ mod tests {
 
     #[test]
     fn go_reads_its_limits() {
-        let l = Limits::parse(&["wtime", "60000", "btime", "1000", "winc", "2000"], true).unwrap();
+        let l = Limits::parse(&["wtime", "60000", "btime", "1000", "winc", "2000"], true).0;
         assert_eq!(l.time_left, Some(Duration::from_secs(60)));
         assert_eq!(l.budget(), Some(Duration::from_millis(4000)));
-        let l = Limits::parse(&["wtime", "60000", "btime", "1000"], false).unwrap();
+        let l = Limits::parse(&["wtime", "60000", "btime", "1000"], false).0;
         assert_eq!(l.budget(), Some(Duration::from_millis(50)));
-        let l = Limits::parse(&["mate", "3"], true).unwrap();
+        let l = Limits::parse(&["mate", "3"], true).0;
         assert_eq!((l.mate, l.budget()), (Some(3), None));
-        let l = Limits::parse(&["infinite"], true).unwrap();
+        let l = Limits::parse(&["infinite"], true).0;
         assert!(l.infinite && l.budget().is_none());
-        assert_eq!(
-            Limits::parse(&[], true).unwrap().budget(),
-            Some(DEFAULT_TIME)
-        );
-        let l = Limits::parse(&["movetime", "250"], true).unwrap();
+        assert_eq!(Limits::parse(&[], true).0.budget(), Some(DEFAULT_TIME));
+        let l = Limits::parse(&["movetime", "250"], true).0;
         assert_eq!(l.budget(), Some(Duration::from_millis(250)));
-        assert!(Limits::parse(&["depth", "x"], true).is_err());
-        assert!(Limits::parse(&["depth"], true).is_err());
+        // a limit whose number does not parse is dropped, the others kept
+        let (l, dropped) = Limits::parse(&["depth", "x", "movetime", "300"], true);
+        assert_eq!(
+            (l.depth, l.movetime),
+            (None, Some(Duration::from_millis(300)))
+        );
+        assert_eq!(dropped, ["depth x (not a number)"]);
+        let (l, dropped) = Limits::parse(&["wtime", "1e4", "mate", "2", "nodes"], true);
+        assert_eq!((l.time_left, l.mate, l.nodes), (None, Some(2), None));
+        assert_eq!(dropped, ["wtime 1e4 (not a number)", "nodes (no number)"]);
+        let (l, dropped) = Limits::parse(&["movetime", "infinite"], true);
+        assert!(l.infinite && l.movetime.is_none());
+        assert_eq!(dropped, ["movetime (no number)"]);
     }
 
     #[test]

@@ -819,6 +819,23 @@ impl<'a> Judge<'a> {
             .collect()
     }
 
+    /// The tables' moves in `pos`, best first, less those the rule forbids there after the
+    /// followed game (each would complete a perpetual attack of the mover's); all of them
+    /// when it forbids every one (the mover must play one, and loses by the rule).
+    fn table_moves(
+        &self,
+        tb: &Tablebase,
+        pos: &Position,
+    ) -> Result<Vec<crate::tablebase::RankedMove>, PuzzleError> {
+        if let Some(h) = self.history_at(pos) {
+            let allowed = solver::rule::Path::table_moves(tb, &h, pos)?;
+            if !allowed.is_empty() {
+                return Ok(allowed);
+            }
+        }
+        Ok(tb.rank_moves(pos)?)
+    }
+
     /// The judge of one puzzle: for a 连将杀 (`checks = true`), wins by checks alone, where
     /// a move of the player's that gives no check loses the goal and the tables are not
     /// read (their wins allow quiet moves); for 将死 only (`mate = true`), wins that end in
@@ -1100,8 +1117,9 @@ impl<'a> Judge<'a> {
         if self.table_value(pos)?.is_some()
             && let Some(tb) = self.tb
         {
-            // the tables rank every move: quickest win, draws, longest resistance
-            let ranked = tb.rank_moves(pos)?;
+            // the tables rank every move: quickest win, draws, longest resistance (less the
+            // moves the rule forbids after the game)
+            let ranked = self.table_moves(tb, pos)?;
             return Ok(ranked.first().map(|r| r.mv));
         }
         if self.long() {
@@ -1168,7 +1186,7 @@ impl<'a> Judge<'a> {
         if self.table_value(pos)?.is_some()
             && let Some(tb) = self.tb
         {
-            let ranked = tb.rank_moves(pos)?;
+            let ranked = self.table_moves(tb, pos)?;
             return Ok(ranked
                 .first()
                 .filter(|r| match r.value {

@@ -24,7 +24,7 @@
 use crate::game::moves::Move;
 use crate::game::piece::Kind;
 use crate::game::position::Position;
-use crate::tablebase::Rules;
+use crate::tablebase::{RankedMove, Rules, TableError, Tablebase};
 
 /// One position of a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,25 +73,42 @@ impl History {
     /// The positions of a game from `start` through `moves` (each legal where it is
     /// played), the last being the position the proof starts from.
     pub fn new(start: &Position, moves: &[Move]) -> History {
+        let mut history = History::default();
         let mut pos = start.clone();
-        let mut steps = vec![Past {
+        history.start(&pos);
+        for &m in moves {
+            history.push(&pos, m);
+            pos.play_unchecked(m);
+        }
+        history
+    }
+
+    /// Starts the history afresh at `pos`.
+    fn start(&mut self, pos: &Position) {
+        self.steps = vec![Past {
             key: pos.key(),
             check: pos.is_check(),
             attack: pos.is_check(),
             fresh: true,
         }];
-        for &m in moves {
-            let fresh = irreversible(&pos, m);
-            let attack = crate::game::threat::is_attack(&pos, m);
-            pos.play_unchecked(m);
-            steps.push(Past {
-                key: pos.key(),
-                check: pos.is_check(),
-                attack,
-                fresh,
-            });
+    }
+
+    /// Adds the position after `m`, played in `pos`: the history's last position (an
+    /// empty history starts at `pos`).
+    pub fn push(&mut self, pos: &Position, m: Move) {
+        if self.steps.last().is_none_or(|s| s.key != pos.key()) {
+            self.start(pos);
         }
-        History { steps }
+        let fresh = irreversible(pos, m);
+        let attack = crate::game::threat::is_attack(pos, m);
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        self.steps.push(Past {
+            key: after.key(),
+            check: after.is_check(),
+            attack,
+            fresh,
+        });
     }
 
     /// The key of the last position, the one a proof with this history starts from.
@@ -389,6 +406,22 @@ impl Path {
         let mut path = Path::new(rules);
         path.reset(history, pos);
         path.forbidden_here(&mut pos.clone())
+    }
+
+    /// The tables' moves in `pos`, the last position of a game with `history`, best first
+    /// as [`Tablebase::rank_moves`] ranks them, less those the tables' rule set forbids the
+    /// side to move there (each would complete its perpetual check or attack: the tables
+    /// value every position as if it were reached afresh). Empty when the rule forbids
+    /// every legal move: the side to move must play one and loses by the rule.
+    pub fn table_moves(
+        tb: &Tablebase,
+        history: &History,
+        pos: &Position,
+    ) -> Result<Vec<RankedMove>, TableError> {
+        let mut ranked = tb.rank_moves(pos)?;
+        let forbidden = Path::forbidden_moves(tb.rules(), history, pos);
+        ranked.retain(|r| !forbidden.contains(&r.mv));
+        Ok(ranked)
     }
 
     /// For each move of a line, the other legal moves `rules` forbade its mover there

@@ -192,7 +192,7 @@ fn a_gui_conversation_tables_solver_fallback_and_stop() {
     );
     assert!(
         said.iter()
-            .any(|l| l.starts_with("info string go: depth x")),
+            .any(|l| l.starts_with("info string go: dropped depth x (not a number)")),
         "{said:?}"
     );
     // (the go with a bad word searched with the defaults: its answer)
@@ -259,5 +259,122 @@ fn the_engine_proves_wins_by_the_perpetual_check_rule() {
         got.iter().any(|l| l.contains("proven: no forced win")),
         "{got:?}"
     );
+    e.send("quit");
+}
+
+/// Under the rule, the tables' move respects the game's history: after the chariot has
+/// chased the horse round a cycle (h7h0 d8d9 h0h7 d9d8), the tables' quickest win h7h0
+/// would complete the perpetual chase and is forbidden; the engine plays the best move
+/// left and scores it (mate 3, not the tables' mate 2). Without the rule it plays h7h0.
+#[test]
+fn the_tables_move_respects_the_games_history_under_the_rule() {
+    let dir = TempDir::new("uci-history");
+    for rules in [
+        canju::tablebase::Rules::Asian,
+        canju::tablebase::Rules::None,
+    ] {
+        build_tables(
+            &canju::tablebase::Tablebase::with_rules(&dir.0, rules),
+            "KRKN",
+        );
+    }
+    let mut e = Engine::start(dir.arg());
+    e.send("uci");
+    e.until("uciok");
+    let fen = "9/3k5/7R1/9/9/9/9/4K4/9/8n w - - 0 1";
+    // fresh, the quickest win is h7h0 (mate 2)
+    e.send(&format!("position fen {fen}"));
+    e.send("go depth 3");
+    let got = e.until("bestmove");
+    assert_eq!(got.last().unwrap(), "bestmove h7h0", "{got:?}");
+    assert!(got.iter().any(|l| l.contains("score mate 2")), "{got:?}");
+    // after the cycle, h7h0 is forbidden
+    e.send(&format!("position fen {fen} moves h7h0 d8d9 h0h7 d9d8"));
+    e.send("go depth 3");
+    let got = e.until("bestmove");
+    let best = got.last().unwrap();
+    assert_ne!(best, "bestmove h7h0", "{got:?}");
+    assert!(
+        got.iter().any(|l| l.contains("score mate 3")),
+        "the score of the move played: {got:?}"
+    );
+    assert!(
+        got.iter()
+            .any(|l| l.contains("h7h0") && l.contains("rule forbids")),
+        "{got:?}"
+    );
+    // the move played is a win in 3 from the position after the cycle
+    let m = best.trim_start_matches("bestmove ");
+    let after: canju::Position = fen.parse().unwrap();
+    let mut p = after.clone();
+    for text in ["h7h0", "d8d9", "h0h7", "d9d8", m] {
+        let mv = canju::notation::parse_move(&p, text).unwrap();
+        p.play_unchecked(mv);
+    }
+    let tb = canju::tablebase::Tablebase::with_rules(&dir.0, canju::tablebase::Rules::Asian);
+    assert_eq!(tb.probe(&p).unwrap(), canju::tablebase::Value::Loss(4));
+    // without the rule, repeating is no offence
+    e.send("setoption name Rules value none");
+    e.send(&format!("position fen {fen} moves h7h0 d8d9 h0h7 d9d8"));
+    e.send("go depth 3");
+    let got = e.until("bestmove");
+    assert_eq!(got.last().unwrap(), "bestmove h7h0", "{got:?}");
+    e.send("quit");
+}
+
+/// Lines that are not UTF-8 are answered, not the end of the conversation; a table
+/// directory named in GBK (a Chinese GUI's path) is taken as the bytes it is. A `go` with
+/// a number that does not parse keeps the limits that do and says what it dropped.
+#[test]
+fn lines_not_utf8_and_go_with_bad_numbers_are_answered() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("uci-gbk");
+    // 残局 in GBK
+    let gbk: &[u8] = b"\xb2\xd0\xbe\xd6";
+    let tables = dir.0.join(std::ffi::OsStr::from_bytes(gbk));
+    std::fs::create_dir_all(&tables).unwrap();
+    build_tables(
+        &canju::tablebase::Tablebase::with_rules(&tables, canju::tablebase::Rules::Asian),
+        "KRKN",
+    );
+    let mut e = Engine::start(dir.arg());
+    e.send("uci");
+    e.until("uciok");
+    // a line of garbage bytes: an info string, and the engine still answers
+    e.input.write_all(b"position \xff\xfe startpos\n").unwrap();
+    e.send("isready");
+    let got = e.until("readyok");
+    assert!(
+        got.iter()
+            .any(|l| l.starts_with("info string") && l.contains("not UTF-8")),
+        "{got:?}"
+    );
+    // the GBK path: the tables there are read
+    let mut line = b"setoption name TablebaseDir value ".to_vec();
+    line.extend_from_slice(tables.as_os_str().as_bytes());
+    line.push(b'\n');
+    e.input.write_all(&line).unwrap();
+    e.send("position fen 9/3k5/7R1/9/9/9/9/4K4/9/8n w - - 0 1");
+    e.send("go depth 3");
+    let got = e.until("bestmove");
+    assert!(
+        got.iter().any(|l| l.contains("the tables (KRKN")),
+        "{got:?}"
+    );
+    // go with a number that does not parse: the rest hold, and it says what it dropped
+    e.send("position fen 3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1");
+    e.send("go mate x3 movetime 20000");
+    let got = e.until("bestmove");
+    assert!(
+        got.iter()
+            .any(|l| l.starts_with("info string go: dropped mate x3")),
+        "{got:?}"
+    );
+    assert!(got.iter().any(|l| l.contains("score mate 3")), "{got:?}");
+    // Hash changed twice: the engine goes on
+    e.send("setoption name Hash value 256");
+    e.send("setoption name Hash value 16");
+    e.send("isready");
+    e.until("readyok");
     e.send("quit");
 }
