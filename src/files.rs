@@ -91,6 +91,12 @@ pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Text as read from a file, less a UTF-8 byte-order mark at its start (as Windows editors
+/// write them): a BOM is not part of the text, wherever a text file is read.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+}
+
 /// Writes the parts to a new temporary file beside `path`, syncs it and renames it over
 /// `path`; on failure the temporary file is removed. The directory must exist, and `path`
 /// must be absent or a regular file ([`check_writable`]).
@@ -151,13 +157,19 @@ pub struct Lock {
 }
 
 impl Lock {
+    /// The lock file that guards `path`: `NAME.lock` beside it (what an error taking the
+    /// lock names).
+    pub fn path_for(path: &Path) -> PathBuf {
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        path.with_file_name(name)
+    }
+
     /// Takes the lock that guards `path`, waiting for another holder to let go. The lock
     /// file is made if missing (the directory must exist); a lock path that is not a
     /// regular file is refused.
     pub fn exclusive(path: &Path) -> io::Result<Lock> {
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(".lock");
-        let lock_path = path.with_file_name(name);
+        let lock_path = Lock::path_for(path);
         check_writable(&lock_path)?;
         let mut options = fs::OpenOptions::new();
         options.read(true).write(true).create(true).truncate(false);

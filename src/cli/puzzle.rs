@@ -36,7 +36,7 @@ fn read_text(file: &std::path::Path) -> Result<String, CliError> {
             canju::tablebase::format::io_message(&e)
         ))
     })?;
-    String::from_utf8(bytes)
+    String::from_utf8(canju::files::without_bom(&bytes).to_vec())
         .map_err(|_| CliError::input(format!("{}: not UTF-8 text", file.display())))
 }
 

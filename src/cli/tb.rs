@@ -71,7 +71,8 @@ fn targets_arg(text: &str, max_entries: &Option<String>) -> Result<Targets, CliE
                 ))
             })
             .and_then(|b| {
-                String::from_utf8(b).map_err(|_| CliError::input(format!("{path}: not UTF-8 text")))
+                String::from_utf8(canju::files::without_bom(&b).to_vec())
+                    .map_err(|_| CliError::input(format!("{path}: not UTF-8 text")))
             })?;
         let mut members = Vec::new();
         for (i, line) in body.lines().enumerate() {

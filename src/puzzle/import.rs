@@ -206,18 +206,33 @@ pub fn read_register(text: &str) -> (Vec<Game>, Vec<Rejected>) {
     (games, rejected)
 }
 
+/// The games of a PGN text. A game starts at a tag line that follows move text, at a tag
+/// line after a blank line that ends a game's tags with its `[FEN …]` (a game of tags
+/// alone, as collections of compositions write them: the position, the result, no moves),
+/// or at a tag the game has
+/// already (a second `[FEN …]`): never two games merged into one.
 fn split_games_pgn(text: &str) -> Vec<String> {
-    // a game starts at a tag line that follows move text (or at the first tag)
     let mut games = Vec::new();
     let mut current = String::new();
     let mut in_moves = false;
+    let mut tags_ended = false;
+    let mut keys: Vec<String> = Vec::new();
     for line in text.lines() {
         let t = line.trim();
-        if t.starts_with('[') && in_moves {
-            games.push(std::mem::take(&mut current));
-            in_moves = false;
-        }
-        if !t.is_empty() && !t.starts_with('[') {
+        if t.starts_with('[') {
+            let key = tag_key(t);
+            let repeated = key.as_ref().is_some_and(|k| keys.contains(k));
+            if in_moves || tags_ended || repeated {
+                games.push(std::mem::take(&mut current));
+                in_moves = false;
+                tags_ended = false;
+                keys.clear();
+            }
+            keys.extend(key);
+        } else if t.is_empty() {
+            // (a blank line inside a header without a position yet does not end a game)
+            tags_ended |= keys.iter().any(|k| k == "FEN");
+        } else {
             in_moves = true;
         }
         current.push_str(line);
@@ -226,7 +241,17 @@ fn split_games_pgn(text: &str) -> Vec<String> {
     if !current.trim().is_empty() {
         games.push(current);
     }
+    games.retain(|g| !g.trim().is_empty());
     games
+}
+
+/// The name of a tag line's tag, in capitals: `[FEN "…"]` → `FEN`.
+fn tag_key(line: &str) -> Option<String> {
+    let inner = line.strip_prefix('[')?;
+    let key = inner
+        .split(|c: char| c.is_whitespace() || c == ']')
+        .next()?;
+    (!key.is_empty()).then(|| key.to_ascii_uppercase())
 }
 
 fn tag<'a>(game: &'a str, name: &str) -> Option<&'a str> {
@@ -568,7 +593,7 @@ pub fn import_into(
     files::check_writable(&target).map_err(io(&target))?;
     // one import into a collection at a time: the ids and the positions already there are
     // read under the lock, and the file is rewritten whole before it is let go
-    let _lock = files::Lock::exclusive(&target).map_err(io(&target))?;
+    let _lock = files::Lock::exclusive(&target).map_err(io(&files::Lock::path_for(&target)))?;
     let before = match files::read_regular(&target) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| ImportError::NotUtf8(target.clone()))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -937,6 +962,32 @@ mod tests {
         assert!(rejected.is_empty(), "{rejected:?}");
         assert_eq!(games[0].position, Position::start());
         assert_eq!(chinese_line(&games[0]), ["炮二平五", "马８进７"]);
+    }
+
+    #[test]
+    fn pgn_of_tags_alone_is_one_composition_per_game() {
+        let one = "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1";
+        let two = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1";
+        // blank lines between games of tags alone
+        let text = format!(
+            "[Event \"第一局\"]\n[FEN \"{one}\"]\n[Result \"1-0\"]\n\n[Event \"第二局\"]\n[FEN \"{two}\"]\n[Result \"1-0\"]\n"
+        );
+        let (games, rejected) = read(&text);
+        assert!(rejected.is_empty(), "{rejected:?}");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].title.as_deref(), Some("第一局"));
+        assert_eq!(games[0].position, one.parse().unwrap());
+        assert_eq!(games[1].position, two.parse().unwrap());
+        // no blank line at all: the second FEN tag starts the second game
+        let text = format!("[FEN \"{one}\"]\n[FEN \"{two}\"]\n");
+        let (games, _) = read(&text);
+        assert_eq!(games.len(), 2);
+        // a blank line inside a header before its position does not split it
+        let text = format!("[Event \"t\"]\n\n[FEN \"{one}\"]\n\n1. 炮三进一 *\n");
+        let (games, rejected) = read(&text);
+        assert!(rejected.is_empty(), "{rejected:?}");
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].title.as_deref(), Some("t"));
     }
 
     #[test]

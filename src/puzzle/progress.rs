@@ -302,14 +302,14 @@ fn read(path: &Path) -> Result<Option<Progress>, ProgressError> {
         }
         Err(e) => return Err(io(path)(e)),
     };
-    Ok(serde_json::from_slice(&bytes).ok())
+    Ok(serde_json::from_slice(crate::files::without_bom(&bytes)).ok())
 }
 
 fn lock(path: &Path) -> Result<crate::files::Lock, ProgressError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    crate::files::Lock::exclusive(path).map_err(io(path))
+    crate::files::Lock::exclusive(path).map_err(io(&crate::files::Lock::path_for(path)))
 }
 
 /// Renames a damaged file to the first free `NAME.damaged-N`.
@@ -362,6 +362,28 @@ pub fn update(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bom_is_read_past_and_a_lock_error_names_the_lock_file() {
+        let dir = std::env::temp_dir().join(format!("canju-progress-bom-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("progress.json");
+        let mut p = Progress::default();
+        p.streak = 3;
+        let text = serde_json::to_string(&p).unwrap();
+        std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+        let (read, aside) = load(&path).unwrap();
+        assert_eq!((read.streak, aside), (3, None), "a BOM is no damage");
+        let (updated, aside) = update(&path, |p| p.streak += 1).unwrap();
+        assert_eq!((updated.streak, aside), (4, None));
+        // a lock file that cannot be one: the error names it
+        std::fs::remove_file(dir.join("progress.json.lock")).unwrap();
+        std::fs::create_dir(dir.join("progress.json.lock")).unwrap();
+        let e = update(&path, |_| {}).unwrap_err().to_string();
+        assert!(e.contains("progress.json.lock"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_next_puzzle_is_a_due_review_else_the_nearest_rating() {

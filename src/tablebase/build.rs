@@ -251,10 +251,10 @@ fn build_table(
 ) -> Result<Report, TableError> {
     let path = tb.path_of(&m);
     let start = Instant::now();
-    // what killed runs left: temporary files, and a checkpoint of a table built since
+    // what killed runs left: temporary files (of the table, its checkpoint and its flags),
+    // and a checkpoint of a table built since
     let work = Checkpoints::path_for(&path);
     remove_stale_temporaries(&path);
-    remove_stale_temporaries(&work);
     if path.exists() && tb.rules() == Rules::Asian && moved_aside_as_check_only(&path, &m, tb)? {
         // a perpetual-check table under the whole rule's name, from before the whole rule:
         // it now has its own name, and the whole rule's table is built below
@@ -307,9 +307,11 @@ fn build_table(
     })
 }
 
-/// Removes temporary files that a killed run left for this file (`NAME.ctb.tmpPID`, where
-/// process PID no longer runs), a table's or a checkpoint's. Only where /proc tells which
-/// processes run.
+/// Removes the temporary files that a killed or timed-out run left for this file or any
+/// file named after it (the table `NAME.ctb`, its checkpoint `NAME.ctb.work`, its move-limit
+/// flags): every `NAME….tmpPID-N` (the writer's names, [`crate::files::temporary_name`]),
+/// or `NAME….tmpPID` from before, whose process PID no longer runs. Only where /proc tells
+/// which processes run.
 fn remove_stale_temporaries(path: &std::path::Path) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return;
@@ -317,24 +319,84 @@ fn remove_stale_temporaries(path: &std::path::Path) {
     if !std::path::Path::new("/proc/self").exists() {
         return;
     }
-    let prefix = format!("{}.tmp", name.to_string_lossy());
+    let name = name.to_string_lossy();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let file = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file.strip_prefix(&prefix) else {
+        if !file.starts_with(name.as_ref()) {
+            continue;
+        }
+        let Some(pid) = stale_temporary_pid(&file) else {
             continue;
         };
-        if pid.parse::<u32>().is_ok() && !std::path::Path::new("/proc").join(pid).exists() {
+        if !std::path::Path::new("/proc").join(pid.to_string()).exists()
+            && entry.file_type().is_ok_and(|t| t.is_file())
+        {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
+/// The process that wrote a temporary file, from its name: `….tmpPID-N` or `….tmpPID`.
+fn stale_temporary_pid(file: &str) -> Option<u32> {
+    let (_, tail) = file.rsplit_once(".tmp")?;
+    let pid = match tail.split_once('-') {
+        Some((pid, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => pid,
+        Some(_) => return None,
+        None => tail,
+    };
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temporaries_of_dead_writers_are_found_by_every_name_the_writer_uses() {
+        assert_eq!(stale_temporary_pid("KRKN.asian.ctb.tmp4242-0"), Some(4242));
+        assert_eq!(
+            stale_temporary_pid("KRKN.asian.ctb.work.tmp4242-17"),
+            Some(4242)
+        );
+        assert_eq!(stale_temporary_pid("KRKN.asian.ctb.tmp4242"), Some(4242));
+        for not in [
+            "KRKN.asian.ctb",
+            "KRKN.asian.ctb.tmp",
+            "KRKN.asian.ctb.tmpx-1",
+            "a.tmp12-",
+            "a.tmp-3",
+        ] {
+            assert_eq!(stale_temporary_pid(not), None, "{not}");
+        }
+        let dir = std::env::temp_dir().join(format!("canju-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // a pid that runs (this process) and one that cannot (above the kernel's maximum)
+        let mine = std::process::id();
+        let dead = 4_194_305;
+        let names = [
+            (format!("KRKN.asian.ctb.tmp{dead}-0"), false),
+            (format!("KRKN.asian.ctb.work.tmp{dead}-3"), false),
+            (format!("KRKN.asian.ctb.flags.tmp{dead}"), false),
+            (format!("KRKN.asian.ctb.tmp{mine}-0"), true),
+            (format!("KRKNA.asian.ctb.tmp{dead}-0"), true),
+            ("KRKN.asian.ctb".to_string(), true),
+        ];
+        for (n, _) in &names {
+            std::fs::write(dir.join(n), b"x").unwrap();
+        }
+        remove_stale_temporaries(&dir.join("KRKN.asian.ctb"));
+        for (n, kept) in &names {
+            assert_eq!(dir.join(n).exists(), *kept, "{n}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     fn req(largest: u64, disk: u64) -> Requirements {
         Requirements {

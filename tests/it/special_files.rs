@@ -438,3 +438,78 @@ fn an_import_judges_each_game_on_its_own() {
     );
     assert!(!puzzles.join("two.toml").exists());
 }
+
+/// What other programs and killed runs leave: temporaries of a killed build (a table's, its
+/// checkpoint's) are removed at the next build, a byte-order mark opens a material list as
+/// it opens a collection, and a PGN of compositions written as tags alone is one
+/// composition per game.
+#[test]
+fn killed_builds_boms_and_pgn_of_tags_alone() {
+    let d = TempDir::new("leftovers");
+    let home = d.0.join("home");
+    let tables = d.0.join("tables");
+    std::fs::create_dir_all(&tables).unwrap();
+    // a pid no process can have (above the kernel's maximum)
+    let dead = 4_194_305;
+    let left = [
+        format!("KRKN.asian.ctb.tmp{dead}-0"),
+        format!("KRKN.asian.ctb.work.tmp{dead}-2"),
+        format!("KRK.asian.ctb.tmp{dead}-1"),
+    ];
+    for name in &left {
+        std::fs::write(tables.join(name), vec![0u8; 4096]).unwrap();
+    }
+    let list = d.0.join("list.txt");
+    std::fs::write(&list, "\u{feff}KRKN  # 车对马\n").unwrap();
+    let (o, _) = run(
+        &home,
+        &[
+            "gen",
+            &format!("@{}", list.display()),
+            "--dir",
+            tables.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for name in &left {
+        assert!(!tables.join(name).exists(), "{name} left behind");
+    }
+    assert!(tables.join("KRKN.asian.ctb").exists());
+
+    let pgn = d.0.join("tags.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"一\"]\n[FEN \"3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1\"]\n[Result \"1-0\"]\n\n\
+         [Event \"二\"]\n[FEN \"9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1\"]\n[Result \"1-0\"]\n",
+    )
+    .unwrap();
+    let puzzles = d.0.join("puzzles");
+    let (o, _) = run(
+        &home,
+        &[
+            "puzzle",
+            "import",
+            pgn.to_str().unwrap(),
+            "--collection",
+            "tags",
+            "--puzzles",
+            puzzles.to_str().unwrap(),
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // two games, each judged on its own (the first imported, never merged into the second)
+    let all = canju::puzzle::load_dir(&puzzles).unwrap();
+    let refused = out.matches(": not added").count();
+    assert_eq!(all.len() + refused, 2, "{out}");
+    assert!(!out.contains("game 3"), "{out}");
+    assert_eq!(
+        all[0].position,
+        "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w".parse().unwrap(),
+        "{out}"
+    );
+}

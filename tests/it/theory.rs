@@ -379,6 +379,34 @@ fn the_command_text_json_markdown_and_heatmap() {
         let share: f64 = c.attribute("data-share").unwrap().parse().unwrap();
         assert!((0.0..=1.0).contains(&share));
     }
+    // the general's heatmap: every side has its general, on the palace's nine points
+    let out = canju(&[
+        "theory",
+        "KCAK",
+        "--heatmap",
+        "K",
+        "-o",
+        svg_path.to_str().unwrap(),
+        "--dir",
+        d,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let won: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("heat"))
+        .filter(|n| {
+            n.attribute("data-share")
+                .is_some_and(|s| s.parse::<f64>().unwrap() > 0.0)
+        })
+        .filter_map(|n| n.attribute("data-square"))
+        .collect();
+    assert!(!won.is_empty() && won.len() <= 9, "{won:?}");
 }
 
 #[test]
@@ -423,7 +451,7 @@ fn bad_claims_and_arguments_are_one_line_errors() {
         ),
         (
             vec!["theory", "KCK", "--heatmap", "N", "-o", "x.svg", "--dir", d],
-            "the stronger side of KCK (炮对光将) has no horse",
+            "the stronger side of KCK (炮对光将) has no horse; it can map general (帅, K), cannon (炮, C)",
         ),
     ] {
         let out = canju(&args);
