@@ -369,8 +369,10 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("progress.json");
-        let mut p = Progress::default();
-        p.streak = 3;
+        let p = Progress {
+            streak: 3,
+            ..Progress::default()
+        };
         let text = serde_json::to_string(&p).unwrap();
         std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
         let (read, aside) = load(&path).unwrap();
