@@ -1,5 +1,9 @@
 """canju: Xiangqi (Chinese chess) endgames: positions, three notations, perfect-play tables,
-an exact mate solver, puzzles and theory. Every report is the dict `canju … --json` prints."""
+an exact mate solver, puzzles and theory. Every report is the dict `canju … --json` prints.
+
+Ctrl-C stops `solve`, `build_tables`, `theory`, `check_puzzle` and `probe` within a fraction
+of a second and raises KeyboardInterrupt (a stopped build resumes from its checkpoint); the
+package works in processes forked after it was used (`multiprocessing` with fork)."""
 
 from typing import Any, Callable, Optional
 
@@ -71,4 +75,5 @@ def build_tables(
 ) -> list[dict[str, Any]]:
     """Builds a material's tables and every one it falls into; each as
     `{"material", "outcome": "built"|"present"|"converted", "seconds"}`. `progress(material,
-    stage, a, b)`: stage `"start"` (decided, total) or `"layer"` (plies, decided)."""
+    stage, a, b)`: stage `"start"` (decided, total) or `"layer"` (plies, decided); an
+    exception it raises stops the build and is raised by `build_tables`."""

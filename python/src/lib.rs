@@ -3,8 +3,10 @@
 //! error is a `canju.CanjuError` with the library's own message.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use canju_lib::notation::{self, Notation, Style};
@@ -53,6 +55,101 @@ fn tables(dir: Option<PathBuf>, rules: &str) -> PyResult<Tablebase> {
 
 fn position_arg(fen: &str) -> PyResult<Position> {
     fen.parse::<Position>().map_err(err)
+}
+
+/// The process's thread pool for the library's parallel work, made on first use and made
+/// anew in a process forked from one that had made it: a forked child (`multiprocessing`
+/// forks on Linux) has the parent's pool but none of its threads, and work sent there
+/// would wait for ever.
+fn pool() -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut slot = POOL.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((owner, pool)) = slot.as_ref()
+        && *owner == pid
+    {
+        return Ok(pool.clone());
+    }
+    // (a parent's pool in a forked child: its threads are not here to be told to end, so
+    // it is left as it is)
+    if let Some(parents) = slot.take() {
+        std::mem::forget(parents);
+    }
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("canju-{i}"))
+            .build()
+            .map_err(err)?,
+    );
+    *slot = Some((pid, pool.clone()));
+    Ok(pool)
+}
+
+/// Runs `work` the way a Python library should:
+/// - in this process's own thread pool ([`pool`]), never in one a forked child inherited
+///   without its threads;
+/// - while this thread, taking the GIL only for a moment at a time, looks for Ctrl-C: a
+///   `KeyboardInterrupt` (or whatever a signal handler raises) sets `stop`, waits for the
+///   work to notice it (a fraction of a second), and is raised.
+fn interruptible<R: Send>(
+    py: Python<'_>,
+    stop: &AtomicBool,
+    work: impl FnOnce() -> R + Send,
+) -> PyResult<R> {
+    let pool = pool()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let pool = &pool;
+        scope.spawn(move || {
+            let _ = tx.send(pool.install(work));
+        });
+        let mut rx = rx;
+        loop {
+            // (the receiver goes with the wait and comes back: it is not to be shared)
+            let (got, back) = py.detach(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
+            rx = back;
+            match got {
+                Ok(r) => return Ok(r),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(err("the work ended without an answer"));
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Err(interrupt) = py.check_signals() {
+                stop.store(true, Relaxed);
+                // (the work stops at its next look at the flag; its answer is dropped)
+                let _ = py.detach(move || rx.recv());
+                return Err(interrupt);
+            }
+        }
+    })
+}
+
+/// The first exception a Python callback raised, kept to be raised once the work has
+/// stopped.
+#[derive(Clone, Default)]
+struct Raised(Arc<Mutex<Option<PyErr>>>);
+
+impl Raised {
+    fn keep(&self, e: PyErr) {
+        let mut first = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        first.get_or_insert(e);
+    }
+
+    fn take(&self) -> Option<PyErr> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// A build's progress that only tells it to stop when `stop` is set.
+struct StopOnly(Arc<AtomicBool>);
+
+impl Progress for StopOnly {
+    fn init(&self, _: u64, _: u64) {}
+    fn layer(&self, _: u32, _: u64) {}
+    fn stopped(&self) -> bool {
+        self.0.load(Relaxed)
+    }
 }
 
 /// A position: the board, the side to move, and what FEN says of it.
@@ -185,7 +282,8 @@ fn probe<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let pos = position_arg(fen)?;
     let tb = tables(dir, rules)?;
-    let r = py.detach(|| report::probe(&tb, &pos, false)).map_err(err)?;
+    let stop = AtomicBool::new(false);
+    let r = interruptible(py, &stop, || report::probe(&tb, &pos, false))?.map_err(err)?;
     to_py(py, &r)
 }
 
@@ -219,9 +317,9 @@ fn solve<'py>(
         Some(t) => return Err(err(format!("time {t}: a number of seconds above 0"))),
     };
     let tb = tables(dir, rules)?;
-    let s = py
-        .detach(|| solver::solve(&pos, &options, Some(&tb)))
-        .map_err(err)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    options.stop = stop.clone();
+    let s = interruptible(py, &stop, || solver::solve(&pos, &options, Some(&tb)))?.map_err(err)?;
     to_py(py, &SolveReport::new(&pos, &s))
 }
 
@@ -250,12 +348,12 @@ fn check_puzzle<'py>(
         .find(|p| p.entry.id == id)
         .ok_or_else(|| err(format!("no puzzle '{id}' (canju.puzzles() lists them)")))?;
     let tb = tables(dir, rules)?;
-    let r = py
-        .detach(|| {
-            let judge = Judge::for_puzzle(Some(&tb), p);
-            puzzle::check::check_line(p, &judge, &moves)
-        })
-        .map_err(err)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = interruptible(py, &stop, || {
+        let judge = Judge::for_puzzle(Some(&tb), p).with_limits(stop.clone(), None);
+        puzzle::check::check_line(p, &judge, &moves)
+    })?
+    .map_err(err)?;
     to_py(py, &r)
 }
 
@@ -273,43 +371,45 @@ fn theory_report<'py>(
     let claim = Claim::parse(claim).map_err(err)?;
     claim.check_scope().map_err(err)?;
     let tb = tables(dir, rules)?;
-    let r = py
-        .detach(|| -> Result<theory::Report, String> {
-            build::build(
-                claim.material,
-                &tb,
-                &|_| Box::new(canju_lib::tablebase::generate::Silent),
-                &mut |_| {},
-            )
-            .map_err(|e| e.to_string())?;
-            let request = Request {
-                limit: examples,
-                heat: None,
-                stop: None,
-            };
-            theory::measure(&claim, &tb, &request, &|_, _| {}).map_err(|e| e.to_string())
-        })
-        .map_err(err)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = interruptible(py, &stop, || -> Result<theory::Report, String> {
+        build::build(
+            claim.material,
+            &tb,
+            &|_| Box::new(StopOnly(stop.clone())),
+            &mut |_| {},
+        )
+        .map_err(|e| e.to_string())?;
+        let request = Request {
+            limit: examples,
+            heat: None,
+            stop: Some(stop.clone()),
+        };
+        theory::measure(&claim, &tb, &request, &|_, _| {}).map_err(|e| e.to_string())
+    })?
+    .map_err(err)?;
     to_py(py, &r)
 }
 
 /// Reports a build's progress to a Python callable: `progress(material, stage, done,
 /// total)`, `stage` being `"start"` (positions decided so far of all) or `"layer"` (plies,
-/// positions decided).
+/// positions decided). An exception the callable raises stops the build, and is raised.
 struct PyProgress {
     material: String,
     callback: Arc<Py<PyAny>>,
-    failed: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    raised: Raised,
 }
 
 impl PyProgress {
     fn call(&self, stage: &str, a: u64, b: u64) {
+        if self.stop.load(Relaxed) {
+            return;
+        }
         Python::attach(|py| {
             if let Err(e) = self.callback.call1(py, (&self.material, stage, a, b)) {
-                // (an exception in the callback is shown, and the build goes on)
-                e.print(py);
-                self.failed
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                self.raised.keep(e);
+                self.stop.store(true, Relaxed);
             }
         });
     }
@@ -322,6 +422,10 @@ impl Progress for PyProgress {
 
     fn layer(&self, plies: u32, decided: u64) {
         self.call("layer", plies as u64, decided);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Relaxed)
     }
 }
 
@@ -341,24 +445,29 @@ fn build_tables<'py>(
     let m: Material = material.parse().map_err(err)?;
     let tb = tables(dir, rules)?;
     let callback = progress.map(Arc::new);
-    let failed = Arc::new(AtomicBool::new(false));
-    let reports = py
-        .detach(|| {
-            build::build(
-                m.canonical(),
-                &tb,
-                &|m| match &callback {
-                    Some(cb) => Box::new(PyProgress {
-                        material: m.to_string(),
-                        callback: cb.clone(),
-                        failed: failed.clone(),
-                    }),
-                    None => Box::new(canju_lib::tablebase::generate::Silent),
-                },
-                &mut |_| {},
-            )
-        })
-        .map_err(err)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let raised = Raised::default();
+    let built = interruptible(py, &stop, || {
+        build::build(
+            m.canonical(),
+            &tb,
+            &|m| match &callback {
+                Some(cb) => Box::new(PyProgress {
+                    material: m.to_string(),
+                    callback: cb.clone(),
+                    stop: stop.clone(),
+                    raised: raised.clone(),
+                }),
+                None => Box::new(StopOnly(stop.clone())),
+            },
+            &mut |_| {},
+        )
+    })?;
+    // an exception in the callback stopped the build: it is what the caller sees
+    if let Some(e) = raised.take() {
+        return Err(e);
+    }
+    let reports = built.map_err(err)?;
     let rows: Vec<serde_json::Value> = reports
         .iter()
         .map(|r| {

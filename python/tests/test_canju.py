@@ -1,7 +1,11 @@
 """canju from Python: each function against what the library (and the command line) says."""
 
+import multiprocessing
 import os
+import signal
 import tempfile
+import threading
+import time
 
 import pytest
 
@@ -145,3 +149,83 @@ def test_the_tables_directory_from_the_environment(empty_dir, monkeypatch):
     canju.build_tables("KRK")
     assert canju.probe("4k4/9/9/9/9/9/9/9/9/R2K5 w")["verdict"] == "win"
     assert os.path.exists(empty_dir)
+
+
+def _interrupted_after(seconds, call):
+    """Runs `call`, sending the main thread a Ctrl-C (SIGINT) after `seconds`; the time from
+    the signal to the KeyboardInterrupt."""
+    sent = []
+
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(seconds, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        return time.monotonic() - sent[0]
+    finally:
+        timer.cancel()
+
+
+START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"
+
+
+def test_ctrl_c_stops_solve_build_and_theory_within_a_second():
+    with tempfile.TemporaryDirectory() as d:
+        # a proof that would run for minutes
+        took = _interrupted_after(
+            0.5, lambda: canju.solve(START, max_moves=20, dir=d)
+        )
+        assert took < 1.0, took
+        # a family of tables that takes tens of seconds to build
+        took = _interrupted_after(1.0, lambda: canju.build_tables("KNPKAABB", dir=d))
+        assert took < 1.0, took
+        assert not os.path.exists(os.path.join(d, "KNPKAABB.asian.ctb"))
+        took = _interrupted_after(0.5, lambda: canju.theory("马卒难破士相全", dir=d))
+        assert took < 1.0, took
+        # and the library goes on working
+        assert canju.solve(TWO_CHARIOTS, max_moves=3, dir=d)["plies"] == 3
+
+
+def test_an_exception_in_the_progress_callback_stops_the_build_and_propagates():
+    class Enough(Exception):
+        pass
+
+    calls = []
+
+    def progress(material, stage, a, b):
+        calls.append((material, stage))
+        raise Enough(f"stop at {material}")
+
+    with tempfile.TemporaryDirectory() as d:
+        started = time.monotonic()
+        with pytest.raises(Enough, match="stop at"):
+            canju.build_tables("KNPKAABB", dir=d, progress=progress)
+        assert time.monotonic() - started < 5
+        # the first call raised: nothing more was called, nothing more was built
+        assert len(calls) == 1, calls
+        assert not os.path.exists(os.path.join(d, "KNPKAABB.asian.ctb"))
+
+
+def _solve_in_child(fen):
+    return canju.solve(fen, max_moves=3, dir=tempfile.gettempdir())["plies"]
+
+
+def test_the_package_works_in_processes_forked_after_it_was_used():
+    with tempfile.TemporaryDirectory() as d:
+        # used here first: the thread pool is made, and a table read
+        assert canju.solve(TWO_CHARIOTS, max_moves=3, dir=d)["plies"] == 3
+        canju.build_tables("KRK", dir=d)
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(2) as pool:
+            got = pool.map_async(_solve_in_child, [TWO_CHARIOTS] * 4).get(timeout=60)
+        assert got == [3, 3, 3, 3]
+        # a child that builds tables (parallel work in the pool) finishes too
+        child = ctx.Process(target=canju.build_tables, args=("KRKN",), kwargs={"dir": d})
+        child.start()
+        child.join(60)
+        assert child.exitcode == 0, child.exitcode
+        assert os.path.exists(os.path.join(d, "KRKN.asian.ctb"))

@@ -175,6 +175,15 @@ pub enum TableError {
         /// The rule set of the build.
         rules: Rules,
     },
+    /// The build was told to stop (its caller was interrupted) before the table was
+    /// written; the checkpoints written so far resume it.
+    #[error(
+        "the build of {material} was stopped before its table was written; building it again resumes from its last checkpoint"
+    )]
+    Stopped {
+        /// The table being built.
+        material: Material,
+    },
     /// Something tables cannot do (more pieces than a table holds, say), in words.
     #[error("{0}")]
     Unsupported(String),

@@ -92,6 +92,21 @@ pub trait Progress: Sync {
     /// A line for the user: the build resumed from a checkpoint, or a checkpoint could not
     /// be used or written.
     fn note(&self, _text: &str) {}
+    /// Whether the build is to stop (its caller was interrupted): asked between chunks of
+    /// the first pass, after each layer and after each stage of the rule's pass, so that a
+    /// build stops within a fraction of a second on tables of the size Python builds, with
+    /// [`TableError::Stopped`]; the checkpoints written so far resume it later.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// [`TableError::Stopped`] when `progress` says the build is to stop.
+pub(crate) fn check_stopped(progress: &dyn Progress, material: Material) -> Result<(), TableError> {
+    if progress.stopped() {
+        return Err(TableError::Stopped { material });
+    }
+    Ok(())
 }
 
 /// No progress output.
@@ -539,7 +554,7 @@ impl Retrograde<'_> {
             (0..total)
                 .into_par_iter()
                 .for_each_init(Scratch::new, |s, chunk| {
-                    if self.failed.load(Relaxed) {
+                    if self.failed.load(Relaxed) || progress.stopped() {
                         return;
                     }
                     self.init_chunk(s, chunk);
@@ -549,6 +564,7 @@ impl Retrograde<'_> {
                     }
                 });
             self.check_failed()?;
+            check_stopped(progress, self.layout.material())?;
             checkpoint(Phase::Init)?;
         }
         let t_init = t0.elapsed().as_secs_f64();
@@ -590,6 +606,7 @@ impl Retrograde<'_> {
             t_walk += t2.elapsed().as_secs_f64();
             self.check_failed()?;
             progress.layer(plies, decided.load(Relaxed));
+            check_stopped(progress, self.layout.material())?;
             checkpoint(Phase::Layer(plies))?;
             plies += 1;
         }

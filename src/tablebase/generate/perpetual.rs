@@ -1294,6 +1294,7 @@ impl Retrograde<'_> {
             self.check_failed()?;
             t_attract += t.elapsed().as_secs_f64();
             progress.rule_stage(w, stage, won);
+            super::check_stopped(progress, self.layout.material())?;
         }
         drop((rows, w_moves));
         self.take_back(l, aside)?;
