@@ -56,8 +56,8 @@ pub fn run(
             "--bin '{bin}': {why}; use {PLAIN}"
         )));
     }
-    if threads.is_some_and(|t| t == 0 || t > 256) {
-        return Err(CliError::input("--threads: between 1 and 256"));
+    if let Some(t) = threads.filter(|&t| t == 0 || t > 256) {
+        return Err(CliError::input(format!("--threads {t}: between 1 and 256")));
     }
     let jobs: Vec<(Material, Vec<Material>)> = m
         .build_order()

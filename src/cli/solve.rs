@@ -66,7 +66,7 @@ pub fn run(a: SolveArgs) -> CliResult {
         Some(t) if t.is_finite() && t > 0.0 && t <= 1e7 => Some(Duration::from_secs_f64(t)),
         Some(t) => {
             return Err(CliError::input(format!(
-                "--time {t}: a number of seconds above 0"
+                "--time {t}: a number of seconds above 0, at most 10000000 (115 days)"
             )));
         }
     };

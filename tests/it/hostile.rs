@@ -132,14 +132,31 @@ fn perft_depth_is_bounded_and_depth_zero_is_one_node() {
 #[test]
 fn threads_are_bounded() {
     for n in ["0", "100000"] {
-        let e = one_line_error(
-            &run(&["gen", "KRK", "--threads", n, "--dir", "/nonexistent"]),
-            2,
-        );
-        assert!(
-            e.contains(&format!("--threads {n}: between 1 and 256")),
-            "{e}"
-        );
+        for command in ["gen", "plan"] {
+            let e = one_line_error(
+                &run(&[command, "KRK", "--threads", n, "--dir", "/nonexistent"]),
+                2,
+            );
+            assert!(
+                e.contains(&format!("--threads {n}: between 1 and 256")),
+                "{command}: {e}"
+            );
+        }
+    }
+}
+
+/// A number refused names the bound it broke, the upper one too.
+#[test]
+fn refused_numbers_name_their_real_bounds() {
+    for (args, bound) in [
+        (&["solve", "--time", "1e12"][..], "at most 10000000"),
+        (&["solve", "--time", "0"], "above 0"),
+        (&["solve", "--max-moves", "61"], "between 1 and 60"),
+        (&["solve", "--hash", "0"], "between 1 and 16384 MB"),
+        (&["theory", "KCK", "--limit", "5000"], "at most 1000"),
+    ] {
+        let e = one_line_error(&run(args), 2);
+        assert!(e.contains(bound), "{args:?}: {e}");
     }
 }
 
