@@ -246,7 +246,7 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
                 out.send("option name Threads type spin default 1 min 1 max 256");
                 out.send("option name Hash type spin default 64 min 1 max 16384");
                 out.send(&format!(
-                    "option name Rules type combo default {} var asian var none",
+                    "option name Rules type combo default {} var asian var check-only var none",
                     settings.rules.name()
                 ));
                 out.send(if command == "ucci" { "ucciok" } else { "uciok" });
