@@ -351,60 +351,47 @@ fn the_command_text_json_markdown_and_heatmap() {
     let out = canju(&["theory", "KCAK", "--markdown", "--dir", d]);
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("|---|---:|---:|---:|---:|"), "{md}");
-    // a heatmap: a well-formed SVG with a coloured cell on every point the cannon can take
+    // a heatmap: a well-formed SVG with a coloured cell on every point the cannon can take;
+    // each cell's win share when that piece stands there, by point
     let svg_path = dir.0.join("heat.svg");
-    let out = canju(&[
-        "theory",
-        "KCAK",
-        "--heatmap",
-        "炮",
-        "-o",
-        svg_path.to_str().unwrap(),
-        "--dir",
-        d,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let svg = std::fs::read_to_string(&svg_path).unwrap();
-    let doc = roxmltree::Document::parse(&svg).unwrap();
-    let cells: Vec<_> = doc
-        .descendants()
-        .filter(|n| n.attribute("class") == Some("heat"))
-        .collect();
+    let heat = |piece: &str| -> Vec<(String, f64)> {
+        let out = canju(&[
+            "theory",
+            "KCAK",
+            "--heatmap",
+            piece,
+            "-o",
+            svg_path.to_str().unwrap(),
+            "--dir",
+            d,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let svg = std::fs::read_to_string(&svg_path).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some("heat"))
+            .map(|n| {
+                (
+                    n.attribute("data-square").unwrap().to_string(),
+                    n.attribute("data-share").unwrap().parse().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let cells = heat("炮");
     assert_eq!(cells.len(), 90);
-    for c in cells {
-        let share: f64 = c.attribute("data-share").unwrap().parse().unwrap();
-        assert!((0.0..=1.0).contains(&share));
+    for (_, share) in &cells {
+        assert!((0.0..=1.0).contains(share));
     }
     // the general's heatmap: every side has its general, on the palace's nine points
-    let out = canju(&[
-        "theory",
-        "KCAK",
-        "--heatmap",
-        "K",
-        "-o",
-        svg_path.to_str().unwrap(),
-        "--dir",
-        d,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let svg = std::fs::read_to_string(&svg_path).unwrap();
-    let doc = roxmltree::Document::parse(&svg).unwrap();
-    let won: Vec<&str> = doc
-        .descendants()
-        .filter(|n| n.attribute("class") == Some("heat"))
-        .filter(|n| {
-            n.attribute("data-share")
-                .is_some_and(|s| s.parse::<f64>().unwrap() > 0.0)
-        })
-        .filter_map(|n| n.attribute("data-square"))
+    let won: Vec<String> = heat("K")
+        .into_iter()
+        .filter(|(_, share)| *share > 0.0)
+        .map(|(square, _)| square)
         .collect();
     assert!(!won.is_empty() && won.len() <= 9, "{won:?}");
 }
