@@ -314,7 +314,11 @@ fn solve<'py>(
     options.time = match time {
         None => None,
         Some(t) if t.is_finite() && t > 0.0 && t <= 1e7 => Some(Duration::from_secs_f64(t)),
-        Some(t) => return Err(err(format!("time {t}: a number of seconds above 0, at most 10000000 (115 days)"))),
+        Some(t) => {
+            return Err(err(format!(
+                "time {t}: a number of seconds above 0, at most 10000000 (115 days)"
+            )));
+        }
     };
     let tb = tables(dir, rules)?;
     let stop = Arc::new(AtomicBool::new(false));
