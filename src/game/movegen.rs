@@ -891,6 +891,49 @@ impl Position {
         })
     }
 
+    /// Whether the side to move has a legal move that `wanted` accepts, and whether it has
+    /// a legal move at all: the moves are made one by one (the general's steps first, then
+    /// the other pieces' in board order) and the search stops at the first one wanted,
+    /// without listing the rest.
+    pub fn legal_move_where(&self, mut wanted: impl FnMut(Move) -> bool) -> (bool, bool) {
+        let legality = self.legality();
+        let us = self.turn;
+        let general = self.general(us);
+        let mut any = false;
+        for &to in &GENERAL_STEPS[general.index()] {
+            if to == NONE {
+                break;
+            }
+            let own = matches!(self.at(to as usize), Some(p) if p.color == us);
+            let m = Move::new(general, sq(to));
+            if !own && legality.move_is_legal(self, m) {
+                any = true;
+                if wanted(m) {
+                    return (true, true);
+                }
+            }
+        }
+        let occupied = self.occupancy();
+        let others = self.occupied[us.index()] & !point_bit(general.index());
+        for from in squares_of(others) {
+            let (quiet, captures) = self.targets(from.index(), occupied);
+            let targets = quiet | captures;
+            let sure = legality.surely_legal(from, targets);
+            for to in squares_of(targets) {
+                let m = Move::new(from, to);
+                if sure & point_bit(to.index()) != 0
+                    || self.is_legal_pseudo_against(m, legality.kinds)
+                {
+                    any = true;
+                    if wanted(m) {
+                        return (true, true);
+                    }
+                }
+            }
+        }
+        (false, any)
+    }
+
     /// A legal step of the general of the side to move, if it has one.
     #[inline(always)]
     fn legal_general_step(&self, legality: &Legality) -> Option<Move> {

@@ -214,36 +214,88 @@ impl<'a> Searcher<'a> {
         if !self.path.may_forbid() {
             return !pos.has_legal_move() && (!self.shared.mate_only || pos.is_check());
         }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
+        // a move that repeats nothing is allowed: found without listing them all
+        let path = &self.path;
+        let (allowed, any) = pos.legal_move_where(|m| {
+            !path.may_repeat(None, pos.key_after(m), super::rule::irreversible(pos, m))
+        });
+        if !any {
             return !self.shared.mate_only || pos.is_check();
         }
-        if self.shared.mate_only {
+        if allowed || self.shared.mate_only {
             return false;
         }
+        let moves = pos.legal_moves();
+        !self.some_move_allowed(pos, &moves)
+    }
+
+    /// Whether the rule leaves the side to move in `pos`, the line's last position, one of
+    /// its legal `moves`. A move that repeats no position of the line is never forbidden:
+    /// it is allowed without asking whether the moves of a cycle were 打, which only a
+    /// repetition needs.
+    fn some_move_allowed(&mut self, pos: &mut Position, moves: &MoveList) -> bool {
         for &m in moves.iter() {
+            let irreversible = super::rule::irreversible(pos, m);
+            if !self.path.may_repeat(None, pos.key_after(m), irreversible) {
+                return true;
+            }
             if let Some(undo) = self.enter(pos, m) {
                 self.leave(pos, m, undo);
-                return false;
+                return true;
             }
         }
-        true
+        false
     }
 
     /// The mate-in-one test where the defender's answers may be forbidden by the rule (its
     /// last move gave check): every move of the attacker's played, and the defender's
-    /// answers after it asked of the line.
+    /// answers after it asked of the line. An attacker's move that repeats nothing is
+    /// played without being added to the line (whether it was 打 matters only to a cycle),
+    /// and a defender's answer that repeats nothing refutes it at once; only where an
+    /// answer may repeat is the move added to the line and each answer asked of it.
     fn mate_in_one_by_rule(&mut self, pos: &mut Position) -> bool {
         for &m in pos.legal_moves().iter() {
             if self.shared.checks_only && !pos.gives_check(m) {
                 continue;
             }
             self.nodes += 1;
-            let Some(undo) = self.enter(pos, m) else {
-                continue;
+            let irreversible = super::rule::irreversible(pos, m);
+            let lost = if self.path.may_repeat(None, pos.key_after(m), irreversible) {
+                None
+            } else {
+                let undo = pos.play_unchecked(m);
+                // an answer that repeats nothing is allowed: found without listing them all
+                let path = &self.path;
+                let (allowed, any) = pos.legal_move_where(|r| {
+                    !path.may_repeat(
+                        Some(irreversible),
+                        pos.key_after(r),
+                        super::rule::irreversible(pos, r),
+                    )
+                });
+                let lost = if !any {
+                    Some(!self.shared.mate_only || pos.is_check())
+                } else if allowed || self.shared.mate_only {
+                    Some(false)
+                } else {
+                    None
+                };
+                pos.undo(m, undo);
+                lost
             };
-            let lost = self.defender_lost_now(pos);
-            self.leave(pos, m, undo);
+            // (the move may repeat, or an answer may: the move on the line, every answer
+            // asked of it)
+            let lost = match lost {
+                Some(lost) => lost,
+                None => {
+                    let Some(undo) = self.enter(pos, m) else {
+                        continue;
+                    };
+                    let lost = self.defender_lost_now(pos);
+                    self.leave(pos, m, undo);
+                    lost
+                }
+            };
             if lost {
                 return true;
             }
