@@ -895,7 +895,7 @@ impl Position {
     /// a legal move at all: the moves are made one by one (the general's steps first, then
     /// the other pieces' in board order) and the search stops at the first one wanted,
     /// without listing the rest.
-    pub fn legal_move_where(&self, mut wanted: impl FnMut(Move) -> bool) -> (bool, bool) {
+    pub(crate) fn legal_move_where(&self, mut wanted: impl FnMut(Move) -> bool) -> (bool, bool) {
         let legality = self.legality();
         let us = self.turn;
         let general = self.general(us);
