@@ -20,9 +20,14 @@
 //! before the timing starts, as the peer's hash table is before it is asked to search; no
 //! proof reads what an earlier one stored.
 //!
+//! Each set runs under each rule set side by side (by default `none`, then `asian`, the
+//! solver's and the trainer's default): the rule may change no verdict, length or winning
+//! move on these positions (none of them is won by the rule), and the bench stops if one
+//! does; the summary gives each rule set's total and its ratio to the first's.
+//!
 //! Run: `cargo bench --bench solve` (`-- --threads N` for canju's threads, default 1;
 //! `-- --no-peer` to skip the peer; `-- --set compositions`, `-- --set checks` or
-//! `-- --set games` for one set).
+//! `-- --set games` for one set; `-- --rules none,check-only,asian` for the rule sets).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -30,7 +35,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use canju::Position;
-use canju::solver::{DEFAULT_HASH_MB, Options, Solver, Verdict};
+use canju::solver::{DEFAULT_HASH_MB, Options, Solution, Solver, Verdict};
+use canju::tablebase::Rules;
 
 struct Case {
     fen: String,
@@ -148,38 +154,66 @@ const SETS: &[Set] = &[
     },
 ];
 
-/// Proves every position of one set (and runs the peer on it when there is one); returns
-/// the set's summary line.
+/// What a proof answered, compared between rule sets: the verdict, and each winning first
+/// move with its length and whether the rule decided it.
+fn answer(s: &Solution) -> (Verdict, Vec<(String, u32, bool)>) {
+    let mut moves: Vec<(String, u32, bool)> = s
+        .winning_moves
+        .iter()
+        .map(|w| (w.mv.to_string(), w.plies, w.by_rule == Some(true)))
+        .collect();
+    moves.sort();
+    (s.verdict, moves)
+}
+
+/// Proves every position of one set under each of `rules` side by side (and runs the peer
+/// on it when there is one); returns the set's summary lines.
 fn run_set(
     set: &Set,
     solver: &mut Solver,
     pool: &rayon::ThreadPool,
     peer: Option<&PathBuf>,
-) -> String {
+    rules: &[Rules],
+) -> Vec<String> {
     let name = set.name;
     let peer = peer.filter(|_| !set.checks_only);
     println!();
     println!("{name}");
-    println!(
-        "{:>3} {:>5} {:>9} {:>12} {:>8} {:>7} {:>9}  position",
-        "#", "plies", "canju s", "nodes", "M nps", "winners", "peer s"
-    );
-    let mut times = Vec::new();
-    let (mut total_nodes, mut peer_total) = (0u64, 0.0f64);
+    let mut header = format!("{:>3} {:>5}", "#", "plies");
+    for r in rules {
+        header += &format!(" {:>10} {:>10}", format!("{r} s"), "nodes");
+    }
+    println!("{header} {:>7} {:>9}  position", "winners", "peer s");
+    let mut times = vec![Vec::new(); rules.len()];
+    let mut nodes = vec![0u64; rules.len()];
+    let mut peer_total = 0.0f64;
     for (i, c) in cases(set.text, set.column).iter().enumerate() {
         let pos: Position = c.fen.parse().expect("a legal FEN");
         let moves = c.plies.div_ceil(2);
-        let mut options = Options::new(moves);
-        options.checks_only = set.checks_only;
-        let s = pool.install(|| solver.solve(&pos, &options, None).expect("solves"));
-        assert_eq!(
-            s.verdict,
-            Verdict::Win { plies: c.plies },
-            "{}: the stored length is wrong",
-            c.fen
-        );
-        times.push(s.seconds);
-        total_nodes += s.nodes;
+        let mut line = format!("{:>3} {:>5}", i + 1, c.plies);
+        let mut first = None;
+        let mut winners = 0;
+        for (k, &r) in rules.iter().enumerate() {
+            let mut options = Options::new(moves);
+            options.checks_only = set.checks_only;
+            options.rules = r;
+            let s = pool.install(|| solver.solve(&pos, &options, None).expect("solves"));
+            assert_eq!(
+                s.verdict,
+                Verdict::Win { plies: c.plies },
+                "{} under {r}: the stored length is wrong",
+                c.fen
+            );
+            let a = answer(&s);
+            match &first {
+                None => first = Some(a),
+                Some(f) => assert_eq!(f, &a, "{}: {r} answers otherwise than {}", c.fen, rules[0]),
+            }
+            times[k].push(s.seconds);
+            nodes[k] += s.nodes;
+            winners = s.winning_moves.len();
+            line += &format!(" {:>10.3} {:>10}", s.seconds, s.nodes);
+        }
         let peer_text = match peer {
             Some(p) => match peer_mate(p, &c.fen, moves) {
                 Some((t, mate)) => {
@@ -194,38 +228,36 @@ fn run_set(
             },
             None => "-".into(),
         };
-        println!(
-            "{:>3} {:>5} {:>9.3} {:>12} {:>8.2} {:>7} {:>9}  {}",
-            i + 1,
-            c.plies,
-            s.seconds,
-            s.nodes,
-            s.nodes as f64 / s.seconds.max(1e-9) / 1e6,
-            s.winning_moves.len(),
-            peer_text,
-            c.label
-        );
+        println!("{line} {winners:>7} {peer_text:>9}  {}", c.label);
     }
-    let total: f64 = times.iter().sum();
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    let mut summary = format!(
-        "{name}: canju {} positions, median {:.3} s, worst {:.3} s, total {:.2} s, {:.1} M nodes/s",
-        times.len(),
-        sorted[sorted.len() / 2],
-        sorted[sorted.len() - 1],
-        total,
-        total_nodes as f64 / total.max(1e-9) / 1e6
-    );
-    if set.checks_only {
-        summary += "; the peer has no checks-only search";
-    } else if peer.is_some() {
-        summary += &format!(
-            "; peer total {peer_total:.2} s, canju/peer {:.2}",
-            total / peer_total.max(1e-9)
+    let base: f64 = times[0].iter().sum();
+    let mut summaries = Vec::new();
+    for (k, r) in rules.iter().enumerate() {
+        let total: f64 = times[k].iter().sum();
+        let mut sorted = times[k].clone();
+        sorted.sort_by(f64::total_cmp);
+        let mut summary = format!(
+            "{name}, --rules {r}: canju {} positions, median {:.3} s, worst {:.3} s, total {:.2} s, {:.1} M nodes/s",
+            sorted.len(),
+            sorted[sorted.len() / 2],
+            sorted[sorted.len() - 1],
+            total,
+            nodes[k] as f64 / total.max(1e-9) / 1e6
         );
+        if k > 0 {
+            summary += &format!(", {:.2}x {}'s time", total / base.max(1e-9), rules[0]);
+        }
+        if set.checks_only {
+            summary += "; the peer has no checks-only search";
+        } else if peer.is_some() {
+            summary += &format!(
+                "; peer total {peer_total:.2} s, canju/peer {:.2}",
+                total / peer_total.max(1e-9)
+            );
+        }
+        summaries.push(summary);
     }
-    summary
+    summaries
 }
 
 fn main() {
@@ -245,6 +277,16 @@ fn main() {
         eprintln!("--set {set}: no such set (compositions, checks, games)");
         std::process::exit(2);
     }
+    let rules: Vec<Rules> = match value_of("--rules") {
+        None => vec![Rules::None, Rules::Asian],
+        Some(list) => match list.split(',').map(str::parse).collect() {
+            Ok(rules) => rules,
+            Err(e) => {
+                eprintln!("--rules {list}: {e}");
+                std::process::exit(2);
+            }
+        },
+    };
     let use_peer = !args.iter().any(|a| a == "--no-peer");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -262,7 +304,7 @@ fn main() {
     let mut summaries = Vec::new();
     for set in SETS {
         if only.as_deref().is_none_or(|o| o == set.key) {
-            summaries.push(run_set(set, &mut solver, &pool, peer.as_ref()));
+            summaries.extend(run_set(set, &mut solver, &pool, peer.as_ref(), &rules));
         }
     }
     println!();
