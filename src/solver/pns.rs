@@ -350,7 +350,7 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
 
     /// What the table knows of `pos` (the position the searcher's path ends in) at `bound`,
     /// without searching.
-    pub(super) fn known(&self, pos: &Position, bound: u32) -> Option<Val> {
+    pub(super) fn known(&mut self, pos: &Position, bound: u32) -> Option<Val> {
         let key = self.searcher.path.tt_key(pos);
         self.table.get(key).and_then(|e| e.at(bound))
     }
@@ -535,24 +535,31 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         }
         let mut kids = std::mem::take(&mut self.kids[ply]);
         kids.clear();
-        // (under the rule, after a check a child's key may hold the line, and a move may be
-        // forbidden: each is then played to learn them)
-        let plain = self.searcher.path.children_plain();
+        // (under the rule a move that may repeat a position is played to learn whether it
+        // is forbidden)
         let legal = pos.legal_moves();
         for &mv in legal.iter() {
             let check = attacker && pos.gives_check(mv);
             if attacker && self.checks_only && !check {
                 continue;
             }
-            let after = if plain {
-                pos.key_after(mv)
-            } else {
+            let path = &self.searcher.path;
+            if path.may_repeat(None, pos.key_after(mv), super::rule::irreversible(pos, mv)) {
                 let Some(undo) = self.searcher.enter(pos, mv) else {
                     continue;
                 };
-                let key = self.searcher.path.tt_key(pos);
                 self.searcher.leave(pos, mv, undo);
-                key
+            }
+            let after = match self.searcher.path.child_tt_key(pos, mv) {
+                Some(key) => key,
+                None => {
+                    let Some(undo) = self.searcher.enter(pos, mv) else {
+                        continue;
+                    };
+                    let key = self.searcher.path.tt_key(pos);
+                    self.searcher.leave(pos, mv, undo);
+                    key
+                }
             };
             let known = self.table.get(after).and_then(|e| e.at(bound - 1));
             let v = match known {

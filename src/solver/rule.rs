@@ -12,18 +12,19 @@
 //! legal move loses. The search keeps the line from the root (and the game's moves before
 //! it, [`History`]) as a [`Path`], and asks it of each move.
 //!
-//! A forbidden move lands on a position reached by a hit of the mover's, and every move
-//! of the mover's since that position must have been a hit too. So an earlier position
-//! can matter to a node's subtree only while one side's unbroken run of hits reaches back
-//! to it, with no capture and no advance of a soldier (which no line can undo) in between.
-//! A node's transposition-table key is its Zobrist key mixed with the keys of the line
-//! back to the earliest such position ([`Path::tt_key`]): the bounds a node stores are then
-//! exact for every line that reaches it with the same key, and a node that no run of hits
-//! reaches (most of them) keeps its plain key, shared with every transposition.
+//! No repetition reaches back across a capture or a soldier's step forward (an
+//! irreversible move), so what the rule makes of a node's subtree depends on the line only
+//! back to the last irreversible move: a node's transposition-table key is its Zobrist key
+//! mixed with the keys of the line since then ([`Path::tt_key`]), its plain key right
+//! after an irreversible move. Its bounds are then exact for every line that reaches it
+//! with the same key, and the key of the position after any move is known without playing
+//! it ([`Path::child_tt_key`]). Whether a move was 打 matters only to a move that repeats a
+//! position, so under `asian` it is worked out only then, from the line's moves, and kept.
 
 use crate::game::moves::Move;
-use crate::game::piece::Kind;
+use crate::game::piece::{Color, Kind, Piece};
 use crate::game::position::Position;
+use crate::game::square::Square;
 use crate::tablebase::{RankedMove, Rules, TableError, Tablebase};
 
 /// One position of a line.
@@ -33,13 +34,60 @@ struct Step {
     key: u64,
     /// The move into the position gave check.
     check: bool,
-    /// The move into the position was a hit: a check under `check-only`, 打 under `asian`.
-    hit: bool,
+    /// The move into the position was a hit (a check under `check-only`, 打 under
+    /// `asian`), if that is known yet: under `asian` a quiet move's 打 is worked out only
+    /// when a repetition asks for it ([`Path::hit_at`]).
+    hit: Option<bool>,
     /// The move into the position can never be undone (a capture, a soldier's step
     /// forward), or the line starts here: no position before it recurs after it.
     fresh: bool,
-    /// The key of the position's bounds in the transposition table.
-    tt_key: u64,
+    /// The mix of the keys of the line from its start through this position
+    /// ([`Path::range`] takes a stretch of it).
+    prefix: u64,
+    /// The earliest position a run of hits through this one reaches back to, two plies a
+    /// step (itself if the move into it was no hit), once worked out.
+    run_end: Option<usize>,
+    /// The move into the position and the piece that made it (none at the line's start).
+    moved: Option<(Move, Piece)>,
+}
+
+/// The base of the line's mix: the keys k₀ … kₙ of a stretch mix to Σ kᵢ·Bⁿ⁻ⁱ (wrapping),
+/// order-sensitive, a single position's to its own key, and a stretch's mix is the
+/// difference of two prefixes'.
+const B: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Counts `by` more of `piece` on `point` in a tally of where pieces stand.
+fn count(net: &mut Vec<(u8, Piece, i8)>, point: u8, piece: Piece, by: i8) {
+    match net.iter_mut().find(|e| e.0 == point && e.1 == piece) {
+        Some(e) => e.2 += by,
+        None => net.push((point, piece, by)),
+    }
+}
+
+/// The one move of `mover`'s that, with one move of the other side's, undoes a line of
+/// reversible moves whose `net` tally (where pieces stand more at its end than at its
+/// start) it is, if there is one: each side's moves displaced exactly one piece, net,
+/// which the move puts back.
+fn move_back(net: &[(u8, Piece, i8)], mover: Color) -> Option<Move> {
+    let (mut now, mut then, mut others) = (None, None, 0);
+    for &(point, piece, by) in net.iter().filter(|e| e.2 != 0) {
+        if piece.color != mover {
+            others += 1;
+            continue;
+        }
+        let slot = if by > 0 { &mut now } else { &mut then };
+        if slot.is_some() || by.abs() != 1 {
+            return None;
+        }
+        *slot = Some((point, piece));
+    }
+    match (now, then) {
+        (Some((from, a)), Some((to, b))) if a == b && others == 2 => Some(Move::new(
+            Square::new_unchecked(from),
+            Square::new_unchecked(to),
+        )),
+        _ => None,
+    }
 }
 
 /// Whether `m` can never be undone: a capture, or a soldier's step forward.
@@ -60,6 +108,7 @@ struct Past {
     /// The move into it was 打 (将, 杀 or 捉).
     attack: bool,
     fresh: bool,
+    moved: Option<(Move, Piece)>,
 }
 
 /// The positions of a game before the position a proof starts from, so that a repetition
@@ -90,6 +139,7 @@ impl History {
             check: pos.is_check(),
             attack: pos.is_check(),
             fresh: true,
+            moved: None,
         }];
     }
 
@@ -101,6 +151,7 @@ impl History {
         }
         let fresh = irreversible(pos, m);
         let attack = crate::game::threat::is_attack(pos, m);
+        let moved = pos.piece_at(m.from()).map(|p| (m, p));
         let mut after = pos.clone();
         after.play_unchecked(m);
         self.steps.push(Past {
@@ -108,6 +159,7 @@ impl History {
             check: after.is_check(),
             attack,
             fresh,
+            moved,
         });
     }
 
@@ -129,23 +181,6 @@ pub struct Path {
     /// plain.
     rules: Rules,
     steps: Vec<Step>,
-    /// Under `asian`: whether moves were 打, by a tag of the position's key and the move
-    /// (a search plays the same moves again and again on its way down the tree).
-    attacks: Vec<(u64, bool)>,
-}
-
-/// Entries of [`Path`]'s memory of which moves were 打 (a power of two).
-const ATTACK_MEMORY: usize = 1 << 15;
-
-/// An order-sensitive mix of the keys of a line.
-fn mix(keys: &[Step]) -> u64 {
-    let mut h: u64 = 0x243f_6a88_85a3_08d3;
-    for s in keys {
-        h = (h ^ s.key)
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .rotate_left(27);
-    }
-    h
 }
 
 impl Path {
@@ -154,11 +189,6 @@ impl Path {
         Path {
             rules,
             steps: Vec::with_capacity(256),
-            attacks: if rules == Rules::Asian {
-                vec![(0, false); ATTACK_MEMORY]
-            } else {
-                Vec::new()
-            },
         }
     }
 
@@ -177,24 +207,13 @@ impl Path {
         }
         if history.last_key() == Some(root.key()) {
             let asian = self.rules == Rules::Asian;
-            self.steps.extend(history.steps.iter().map(|p| Step {
-                key: p.key,
-                check: p.check,
-                hit: if asian { p.attack } else { p.check },
-                fresh: p.fresh,
-                tt_key: 0,
-            }));
+            for p in &history.steps {
+                let hit = if asian { p.attack } else { p.check };
+                self.push_known(p.key, p.check, hit, p.fresh, p.moved);
+            }
         } else {
-            self.steps.push(Step {
-                key: root.key(),
-                check: root.is_check(),
-                hit: root.is_check(),
-                fresh: true,
-                tt_key: 0,
-            });
+            self.push_known(root.key(), root.is_check(), root.is_check(), true, None);
         }
-        let last = self.steps.len() - 1;
-        self.steps[last].tt_key = self.tt_key_of(last);
     }
 
     /// The number of positions on the line (0 without the rule).
@@ -213,10 +232,9 @@ impl Path {
     }
 
     /// Adds `pos`, reached by a move that was `irreversible`, a check or not and a hit or
-    /// not, and says whether that move is forbidden by
-    /// the rule (the caller then takes it back and pops it). Without the rule, nothing is
-    /// kept and no move is forbidden.
-    #[inline]
+    /// not, and says whether that move is forbidden by the rule (the caller then pops
+    /// it). Without the rule, nothing is kept and no move is forbidden.
+    #[cfg(test)]
     pub fn push(&mut self, pos: &Position, irreversible: bool, check: bool, hit: bool) -> bool {
         if !self.on() {
             return false;
@@ -228,29 +246,21 @@ impl Path {
     /// forbidden (it stays played and on the line either way); the undo takes it back.
     #[inline]
     pub fn play(&mut self, pos: &mut Position, m: Move) -> (crate::game::position::Undo, bool) {
-        let irr = irreversible(pos, m);
-        // a check is seen after the move; 打 needs the position before it
-        // (a capture or a soldier's step forward starts afresh: no repetition goes back
-        // past it, so whether it is 打 never matters)
-        let attack = (self.rules == Rules::Asian).then(|| irr || self.is_attack(pos, m));
+        if !self.on() {
+            return (pos.play_unchecked(m), false);
+        }
+        let fresh = irreversible(pos, m);
+        let moved = pos.piece_at(m.from()).map(|p| (m, p));
         let undo = pos.play_unchecked(m);
         let check = pos.is_check();
-        (undo, self.push(pos, irr, check, attack.unwrap_or(check)))
-    }
-
-    /// Whether the legal move `m` of `pos` is 打, remembered by the position's key and the
-    /// move.
-    fn is_attack(&mut self, pos: &Position, m: Move) -> bool {
-        let mv = (m.from().index() as u64) << 8 | m.to().index() as u64;
-        // a tag that is never 0 (the empty entry)
-        let tag = (pos.key() ^ mv.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
-        let slot = &mut self.attacks[(tag >> 17) as usize & (ATTACK_MEMORY - 1)];
-        if slot.0 == tag {
-            return slot.1;
-        }
-        let attack = crate::game::threat::is_attack(pos, m);
-        *slot = (tag, attack);
-        attack
+        // a check is 打; whether a quiet move was is asked only of a repetition (and after
+        // an irreversible move no repetition reaches back past it: it never matters)
+        let hit = match self.rules {
+            Rules::CheckOnly => Some(check),
+            _ => (check || fresh).then_some(true),
+        };
+        self.add(pos.key(), check, hit, fresh, moved);
+        (undo, self.forbidden_last(Some(pos)))
     }
 
     /// Whether a move into a position of `key` (a move that was `irreversible` or not),
@@ -279,18 +289,91 @@ impl Path {
         false
     }
 
-    /// Adds a position by its key and flags, and says whether the move into it is forbidden.
+    /// The moves of the side to move in `pos`, the line's last position, after which an
+    /// answer of the other side's could be forbidden (at most one a position it could
+    /// repeat, in no particular order). An answer is forbidden only where it repeats a
+    /// position its mover reached by an unbroken run of hits, with no irreversible move
+    /// since: the positions two, four, … plies back while the other side's moves into the
+    /// last, the one two back, … may have been hits. The move and the answer together take
+    /// the line back to such a position, so the move is the one that puts the side to
+    /// move's only displaced piece back where it stood there (and the answer does the same
+    /// for the other side's): a position the line's moves since displaced more pieces of
+    /// either side than one can be repeated by no move and answer. So where every answer
+    /// to a move is forbidden, the move is among these.
+    pub fn returning_moves(&self, pos: &Position) -> Vec<Move> {
+        let mut out = Vec::new();
+        if !self.on() {
+            return out;
+        }
+        let s = &self.steps;
+        let mover = pos.turn();
+        // (point, piece) and how many more of it stand there at the line's end than at
+        // the position reached so far on the way back
+        let mut net: Vec<(u8, Piece, i8)> = Vec::new();
+        let mut j = s.len() - 1;
+        // the other side's run of hits: its moves into the last position, the one two
+        // back, …
+        while j >= 2 && s[j].hit != Some(false) && !s[j].fresh && !s[j - 1].fresh {
+            for step in &s[j - 1..=j] {
+                let Some((m, piece)) = step.moved else {
+                    return out;
+                };
+                count(&mut net, m.from().index() as u8, piece, -1);
+                count(&mut net, m.to().index() as u8, piece, 1);
+            }
+            j -= 2;
+            if let Some(m) = move_back(&net, mover)
+                && !out.contains(&m)
+            {
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// Adds a position whose move in is known to have been a hit or not, and says whether
+    /// that move is forbidden (for lines of keys).
+    #[cfg(test)]
     fn push_step(&mut self, key: u64, check: bool, hit: bool, fresh: bool) -> bool {
+        self.push_known(key, check, hit, fresh, None);
+        self.forbidden_last(None)
+    }
+
+    fn push_known(
+        &mut self,
+        key: u64,
+        check: bool,
+        hit: bool,
+        fresh: bool,
+        moved: Option<(Move, Piece)>,
+    ) {
+        self.add(key, check, Some(hit), fresh, moved);
+    }
+
+    /// Adds a position.
+    #[inline]
+    fn add(
+        &mut self,
+        key: u64,
+        check: bool,
+        hit: Option<bool>,
+        fresh: bool,
+        moved: Option<(Move, Piece)>,
+    ) {
+        let prefix = self
+            .steps
+            .last()
+            .map_or(0, |last| last.prefix.wrapping_mul(B))
+            .wrapping_add(key);
         self.steps.push(Step {
             key,
             check,
             hit,
-            fresh,
-            tt_key: 0,
+            fresh: fresh || self.steps.is_empty(),
+            prefix,
+            run_end: None,
+            moved,
         });
-        let last = self.steps.len() - 1;
-        self.steps[last].tt_key = self.tt_key_of(last);
-        self.forbidden_last()
     }
 
     /// Takes the last position off the line.
@@ -301,111 +384,180 @@ impl Path {
         }
     }
 
-    /// The transposition-table key of the last position (`pos`): its Zobrist key, mixed
-    /// with the line back to the earliest position a run of checks still reaches.
+    /// The mix of the keys of positions `from` through `to` (a single position's: its key).
     #[inline]
-    pub fn tt_key(&self, pos: &Position) -> u64 {
-        match self.steps.last() {
-            Some(s) if self.on() => s.tt_key,
-            _ => pos.key(),
+    fn range(&self, from: usize, to: usize) -> u64 {
+        let before = match from {
+            0 => 0,
+            _ => self.steps[from - 1].prefix,
+        };
+        let span = (to + 1 - from) as u32;
+        self.steps[to]
+            .prefix
+            .wrapping_sub(before.wrapping_mul(B.wrapping_pow(span)))
+    }
+
+    /// The earliest position a run of hits through position `j` reaches: from a position
+    /// compared with a later one, on to the position two plies back while the move into
+    /// the one passed was a hit and no move between was irreversible. `now` is the line's
+    /// last position (for a hit not yet known).
+    fn run_end(&mut self, j: usize, now: &Position) -> usize {
+        if let Some(end) = self.steps[j].run_end {
+            return end;
         }
+        let end = if j >= 2
+            && !self.steps[j].fresh
+            && !self.steps[j - 1].fresh
+            && self.hit_at(j, Some(now))
+        {
+            self.run_end(j - 2, now)
+        } else {
+            j
+        };
+        self.steps[j].run_end = Some(end);
+        end
     }
 
-    /// Whether the key of the position after any move of the side to move is its plain
-    /// Zobrist key, and no such move is forbidden: neither side's last move gave check (no
-    /// run of checks reaches back past the child). Then a child's bounds may be looked up
-    /// by [`Position::key_after`].
-    pub fn children_plain(&self) -> bool {
-        let n = self.steps.len();
-        !self.on() || n < 2 || (!self.steps[n - 1].hit && !self.steps[n - 2].hit)
+    /// The transposition-table key of the last position (`pos`): its Zobrist key, mixed
+    /// with the line back to the earliest position a later move could be compared with
+    /// ([`Path::forbidden_last`]). Each side's moves are compared with the positions two,
+    /// four, … plies back, for as long as that side's moves into the positions passed were
+    /// hits and no move was irreversible: the side to move may repeat the position before
+    /// this one whenever the move into this one can be undone, and those its run of hits
+    /// reaches from there; the other side, those its run through this one reaches. A
+    /// position is compared whether or not the move into it was a hit: a run ends after
+    /// it. The bounds a node stores are then exact for every line that reaches it with the
+    /// same key; a node right after an irreversible move keeps its plain key.
+    pub fn tt_key(&mut self, pos: &Position) -> u64 {
+        if !self.on() {
+            return pos.key();
+        }
+        let c = self.steps.len() - 1;
+        let mut from = self.run_end(c, pos);
+        if c >= 1 && !self.steps[c].fresh {
+            from = from.min(self.run_end(c - 1, pos));
+        }
+        self.range(from, c)
     }
 
-    /// Whether, after a move of the side to move, the other side's answers could be
-    /// forbidden: its last move (into this position) gave check.
-    #[inline]
-    pub fn may_forbid_after_reply(&self) -> bool {
-        let n = self.steps.len();
-        self.on() && n >= 3 && self.steps[n - 1].hit
+    /// The transposition-table key the position after the legal move `m` of `pos` (the
+    /// line's last position) will have, where it is known without playing the move: not
+    /// when it hangs on whether a quiet move is 打, which only playing it tells.
+    pub fn child_tt_key(&mut self, pos: &Position, m: Move) -> Option<u64> {
+        let key = pos.key_after(m);
+        if !self.on() || irreversible(pos, m) {
+            return Some(key);
+        }
+        let c = self.steps.len() - 1;
+        // the other side may repeat this position, and what its run through this one
+        // reaches; the mover, what its run through the one before reaches if the move is a
+        // hit
+        let mut from = c.min(self.run_end(c, pos));
+        if c >= 1 && !self.steps[c].fresh {
+            let further = self.run_end(c - 1, pos);
+            if further < from {
+                let hit = match self.rules {
+                    Rules::CheckOnly => pos.gives_check(m),
+                    _ => pos.gives_check(m).then_some(true)?,
+                };
+                if hit {
+                    from = further;
+                }
+            }
+        }
+        let before = match from {
+            0 => 0,
+            _ => self.steps[from - 1].prefix,
+        };
+        let span = (c + 2 - from) as u32;
+        Some(
+            self.steps[c]
+                .prefix
+                .wrapping_mul(B)
+                .wrapping_add(key)
+                .wrapping_sub(before.wrapping_mul(B.wrapping_pow(span))),
+        )
     }
 
-    /// Whether a move of the side to move could be forbidden: its last move gave check.
+    /// Whether a move of the side to move could be forbidden: it could complete a cycle of
+    /// four plies or more with no irreversible move in it, its last move in the cycle a
+    /// hit.
     #[inline]
     pub fn may_forbid(&self) -> bool {
         let n = self.steps.len();
-        self.on() && n >= 4 && self.steps[n - 2].hit && !self.steps[n - 1].fresh
+        self.on()
+            && n >= 4
+            && self.steps[n - 2].hit != Some(false)
+            && !self.steps[n - 1].fresh
+            && !self.steps[n - 2].fresh
+            && !self.steps[n - 3].fresh
     }
 
-    /// The earliest position that a later repetition could go back to from position `c`
-    /// (`c` itself when none before it can).
-    fn reach(&self, c: usize) -> usize {
-        let s = &self.steps;
-        let mut earliest = c;
-        // a run walks back two plies at a time over positions reached by checks
-        let walk = |mut j: usize, earliest: &mut usize| {
-            while j >= 2 && !s[j].fresh && !s[j - 1].fresh {
-                j -= 2;
-                if !s[j].hit {
-                    break;
-                }
-                *earliest = (*earliest).min(j);
-            }
+    /// Whether the move into step `i` was a hit: known, or worked out (and kept) from the
+    /// position before it, found by taking back the line's moves from `now`, the last
+    /// position. Only a move of the search's own is unknown, and the line's moves after it
+    /// are all the search's, reversible, and known.
+    fn hit_at(&mut self, i: usize, now: Option<&Position>) -> bool {
+        let step = self.steps[i];
+        if let Some(hit) = step.hit {
+            return hit;
+        }
+        let (Some(now), Some((m, _))) = (now, step.moved) else {
+            debug_assert!(false, "a hit unknown off the search's line");
+            return false;
         };
-        // the side that moved into c: its run through c
-        if s[c].hit {
-            walk(c, &mut earliest);
+        let mut before = now.clone();
+        for later in self.steps[i..].iter().rev() {
+            let Some((back, _)) = later.moved else {
+                debug_assert!(false, "a move unknown on the search's line");
+                return false;
+            };
+            before.play_unchecked(Move::new(back.to(), back.from()));
         }
-        // the other side: its run through c − 1
-        if c >= 1 && !s[c].fresh && s[c - 1].hit {
-            earliest = earliest.min(c - 1);
-            walk(c - 1, &mut earliest);
-        }
-        earliest
+        debug_assert_eq!(before.key(), self.steps[i - 1].key);
+        let hit = crate::game::threat::is_attack(&before, m);
+        self.steps[i].hit = Some(hit);
+        hit
     }
 
-    fn tt_key_of(&self, c: usize) -> u64 {
-        let from = self.reach(c);
-        if from == c {
-            self.steps[c].key
-        } else {
-            self.steps[c].key ^ mix(&self.steps[from..c])
-        }
-    }
-
-    /// Whether the move into the last position is forbidden: it completes a repetition of
-    /// the nearest earlier occurrence of that position, every move of the mover's since
-    /// then (this one included) was a hit, and either not every move of the other side's
-    /// was, or the mover checked on every move and the other side did not (the rule's
-    /// "除出现解将还将外，均不许可单方面长将": a perpetual check must change even against a
-    /// perpetual chase or threat of mate).
-    fn forbidden_last(&self) -> bool {
-        let s = &self.steps;
-        let n = s.len();
-        let top = s[n - 1];
-        if !top.hit || top.fresh || n < 5 {
+    /// Whether the move into the last position (`now`, where the search plays its own
+    /// moves) is forbidden: it completes a repetition of the nearest earlier occurrence of
+    /// that position, every move of the mover's since then (this one included) was a hit,
+    /// and either not every move of the other side's was, or the mover checked on every
+    /// move and the other side did not (the rule's "除出现解将还将外，均不许可单方面长将": a
+    /// perpetual check must change even against a perpetual chase or threat of mate).
+    fn forbidden_last(&mut self, now: Option<&Position>) -> bool {
+        let n = self.steps.len();
+        let top = n - 1;
+        if n < 5 || self.steps[top].fresh || self.steps[top].hit == Some(false) {
             return false;
         }
-        // positions with the same side to move: n − 3, n − 5, …, reached by the mover;
-        // between them n − 2, n − 4, …, reached by the other side
-        let (mut other_all_hits, mut other_all_checks) = (true, true);
-        let mut mover_all_checks = top.check;
-        let mut j = n - 1;
-        while j >= 2 {
-            // the other side's move into j − 1
-            other_all_hits &= s[j - 1].hit;
-            other_all_checks &= s[j - 1].check;
-            if s[j - 1].fresh {
+        // the nearest earlier position with the same side to move and no irreversible move
+        // since: n − 3, n − 5, …
+        let s = &self.steps;
+        let mut j = top;
+        let earlier = loop {
+            if j < 2 || s[j].fresh || s[j - 1].fresh {
                 return false;
             }
             j -= 2;
-            if s[j].key == top.key {
-                return !other_all_hits || mover_all_checks && !other_all_checks;
+            if s[j].key == s[top].key {
+                break j;
             }
-            if !s[j].hit || s[j].fresh {
+        };
+        // the mover's moves into top, top − 2, …, earlier + 2; the other side's into
+        // top − 1, …, earlier + 1
+        let mover_all_checks = (earlier + 2..=top).step_by(2).all(|i| s[i].check);
+        let other_all_checks = (earlier + 1..top).step_by(2).all(|i| s[i].check);
+        for i in (earlier + 2..=top).step_by(2) {
+            if !self.hit_at(i, now) {
                 return false;
             }
-            mover_all_checks &= s[j].check;
         }
-        false
+        if mover_all_checks && !other_all_checks {
+            return true;
+        }
+        !(earlier + 1..top).step_by(2).all(|i| self.hit_at(i, now))
     }
 
     /// The legal moves of the side to move in `pos`, the line's last position, that the
@@ -596,9 +748,11 @@ mod tests {
         path.steps.push(Step {
             key: 100,
             check: false,
-            hit: false,
+            hit: Some(false),
             fresh: true,
-            tt_key: 100,
+            prefix: 100,
+            run_end: None,
+            moved: None,
         });
         moves
             .iter()
@@ -723,28 +877,214 @@ mod tests {
         assert!(f.iter().all(|&x| !x), "{f:?}");
     }
 
-    /// A position reached while a run of checks goes on keys its bounds with the line; one
-    /// that no run reaches keeps its plain key.
+    /// A position's key holds the line back as far as a later move could be compared with
+    /// it: the position before it, and the positions runs of hits reach; right after an
+    /// irreversible move it is the plain key.
     #[test]
-    fn keys_hold_the_line_only_within_a_run_of_checks() {
-        let mut path = Path::new(Rules::CheckOnly);
+    fn keys_hold_the_line_as_far_as_runs_of_hits_reach() {
         let pos: Position = "5k3/9/9/9/9/7r1/9/9/9/4K4 b".parse().unwrap();
-        path.reset(&History::default(), &pos);
-        path.push_step(1, false, false, false);
-        path.push_step(2, false, false, false);
-        assert_eq!(path.steps.last().unwrap().tt_key, 2);
-        path.push_step(3, true, true, false);
-        path.push_step(4, false, false, false);
-        path.push_step(5, true, true, false);
-        // position 5 (a check, after the check into 3): the line from 3 on counts
-        assert_ne!(path.steps.last().unwrap().tt_key, 5);
-        path.push_step(6, false, false, false);
-        // position 6: the other side's run goes back through 5 and 3
-        assert_ne!(path.steps.last().unwrap().tt_key, 6);
-        path.push_step(7, false, false, false);
-        path.push_step(8, false, false, false);
-        // two quiet moves: no run reaches back
-        assert_eq!(path.steps.last().unwrap().tt_key, 8);
+        // (key, hit, irreversible)
+        let key = |keys: &[(u64, bool, bool)]| {
+            let mut path = Path::new(Rules::CheckOnly);
+            for &(k, hit, fresh) in keys {
+                path.push_step(k, hit, hit, fresh);
+            }
+            path.tt_key(&pos)
+        };
+        assert_eq!(key(&[(1, false, true)]), 1);
+        assert_eq!(key(&[(1, false, true), (2, false, true)]), 2);
+        // the position before always counts (the side to move may go back to it)
+        assert_ne!(key(&[(1, false, true), (2, false, false)]), 2);
+        assert_ne!(
+            key(&[(1, false, true), (2, false, false)]),
+            key(&[(3, false, true), (2, false, false)])
+        );
+        // two quiet moves: nothing before the position before counts
+        assert_eq!(
+            key(&[(1, false, true), (2, false, false), (3, false, false)]),
+            key(&[(9, false, true), (2, false, false), (3, false, false)])
+        );
+        // a hit into the last position: the position two back counts, and the one before
+        // that too once the run goes on through it
+        assert_ne!(
+            key(&[(1, false, true), (2, false, false), (3, true, false)]),
+            key(&[(9, false, true), (2, false, false), (3, true, false)])
+        );
+        assert_eq!(
+            key(&[
+                (1, false, true),
+                (7, false, false),
+                (2, false, false),
+                (3, true, false)
+            ]),
+            key(&[
+                (9, false, true),
+                (7, false, false),
+                (2, false, false),
+                (3, true, false)
+            ])
+        );
+        assert_ne!(
+            key(&[
+                (1, false, true),
+                (7, false, false),
+                (2, true, false),
+                (3, true, false)
+            ]),
+            key(&[
+                (9, false, true),
+                (7, false, false),
+                (2, true, false),
+                (3, true, false)
+            ])
+        );
+        // the same positions in another order
+        assert_ne!(
+            key(&[(1, false, true), (2, false, false), (3, false, false)]),
+            key(&[(1, false, true), (3, false, false), (2, false, false)])
+        );
+    }
+
+    /// Lines of legal moves played by seeded random choice from a few positions, with the
+    /// path under `rules` alongside; `each` sees every position of every line, with the
+    /// line's moves so far and the position each was played in.
+    fn random_lines(
+        rules: Rules,
+        lines: usize,
+        mut each: impl FnMut(&mut Path, &mut Position, &[(Position, Move)]),
+    ) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let starts = [
+            "5k3/9/9/9/9/7r1/9/9/9/4K4 b",
+            "3k3r1/9/9/9/9/9/9/9/9/4K3N w",
+            "3akab2/9/4b4/9/9/9/9/4B4/4A4/2RAK1C2 w",
+            "4k4/4a4/3a5/9/9/9/9/2n6/4A4/3AK2R1 w",
+            "2bak4/4a4/4b4/9/2n6/9/9/9/4A4/2RAK1C2 b",
+        ];
+        for line in 0..lines {
+            let mut pos: Position = starts[line % starts.len()].parse().unwrap();
+            let mut path = Path::new(rules);
+            path.reset(&History::default(), &pos);
+            let mut played = Vec::new();
+            for _ in 0..rng.random_range(4..24) {
+                each(&mut path, &mut pos, &played);
+                let moves = pos.legal_moves();
+                // (mostly quiet moves, so that lines repeat)
+                let quiet: Vec<Move> = moves
+                    .iter()
+                    .copied()
+                    .filter(|&m| !irreversible(&pos, m))
+                    .collect();
+                let pool: Vec<Move> = if quiet.is_empty() {
+                    moves.iter().copied().collect()
+                } else {
+                    quiet
+                };
+                if pool.is_empty() {
+                    break;
+                }
+                // (and often the move that undoes the one before last)
+                let back = path
+                    .steps
+                    .len()
+                    .checked_sub(2)
+                    .and_then(|i| path.steps[i + 1].moved);
+                let m = match back.map(|(m, _)| Move::new(m.to(), m.from())) {
+                    Some(b) if rng.random_bool(0.5) && pool.contains(&b) => b,
+                    _ => pool[rng.random_range(0..pool.len())],
+                };
+                played.push((pos.clone(), m));
+                path.play(&mut pos, m);
+            }
+        }
+    }
+
+    /// The key of the position after a move, known without playing it, is the key the
+    /// position has once played.
+    #[test]
+    fn a_childs_key_is_known_before_the_move() {
+        let (mut seen, mut known) = (0, 0);
+        for rules in [Rules::CheckOnly, Rules::Asian] {
+            random_lines(rules, 200, |path, pos, _| {
+                for &m in pos.legal_moves().iter() {
+                    let before = path.child_tt_key(pos, m);
+                    let (undo, _) = path.play(pos, m);
+                    if let Some(before) = before {
+                        assert_eq!(before, path.tt_key(pos));
+                        known += 1;
+                    }
+                    path.pop();
+                    pos.undo(m, undo);
+                    seen += 1;
+                }
+            });
+        }
+        assert!(seen > 10_000 && known > seen / 4, "{seen} {known}");
+    }
+
+    /// Whether a move is forbidden comes out the same when each move's 打 is worked out
+    /// only where a repetition asks (as the search does) as when it is known for every
+    /// move from the start.
+    #[test]
+    fn hits_worked_out_late_forbid_what_hits_known_early_do() {
+        let mut forbidden = 0;
+        random_lines(Rules::Asian, 600, |path, pos, played| {
+            // the same line, each hit known
+            let mut known = Path::new(Rules::Asian);
+            known.reset(&History::default(), played.first().map_or(&*pos, |p| &p.0));
+            for (before, m) in played {
+                let mut after = before.clone();
+                after.play_unchecked(*m);
+                let hit = crate::game::threat::is_attack(before, *m);
+                let fresh = irreversible(before, *m);
+                known.push_known(after.key(), after.is_check(), hit || fresh, fresh, None);
+            }
+            for &m in pos.legal_moves().iter() {
+                let (undo, late) = path.play(pos, m);
+                path.pop();
+                pos.undo(m, undo);
+                let mut after = pos.clone();
+                let hit = crate::game::threat::is_attack(&after, m);
+                let fresh = irreversible(&after, m);
+                after.play_unchecked(m);
+                known.push_known(after.key(), after.is_check(), hit || fresh, fresh, None);
+                let early = known.forbidden_last(None);
+                known.pop();
+                assert_eq!(late, early, "{pos} {m}");
+                forbidden += usize::from(late);
+            }
+        });
+        assert!(forbidden > 20, "{forbidden}");
+    }
+
+    /// Every move after which an answer of the other side's is forbidden is among the
+    /// returning moves (so is every move after which each answer is).
+    #[test]
+    fn a_move_after_which_an_answer_is_forbidden_returns() {
+        let mut found = 0;
+        for rules in [Rules::CheckOnly, Rules::Asian] {
+            random_lines(rules, 400, |path, pos, _| {
+                let returning = path.returning_moves(pos);
+                for &m in pos.legal_moves().iter() {
+                    let (undo, forbidden) = path.play(pos, m);
+                    let answered = !forbidden
+                        && pos.legal_moves().iter().any(|&r| {
+                            let (u, f) = path.play(pos, r);
+                            path.pop();
+                            pos.undo(r, u);
+                            f
+                        });
+                    path.pop();
+                    pos.undo(m, undo);
+                    if answered {
+                        assert!(returning.contains(&m), "{pos} {m} {returning:?}");
+                        found += 1;
+                    }
+                }
+            });
+        }
+        assert!(found > 20, "{found}");
     }
 
     /// Without the rule the path keeps nothing and every key is plain.

@@ -248,54 +248,34 @@ impl<'a> Searcher<'a> {
     }
 
     /// The mate-in-one test where the defender's answers may be forbidden by the rule (its
-    /// last move gave check): every move of the attacker's played, and the defender's
-    /// answers after it asked of the line. An attacker's move that repeats nothing is
-    /// played without being added to the line (whether it was 打 matters only to a cycle),
-    /// and a defender's answer that repeats nothing refutes it at once; only where an
-    /// answer may repeat is the move added to the line and each answer asked of it.
+    /// last move was a hit). A mate or stalemate is never forbidden (the position could not
+    /// have occurred before: the game would have ended there), so the plain test finds
+    /// those; beyond them the attacker wins here only by a move after which every answer
+    /// is forbidden, which each repeats a position of the defender's run of hits, and
+    /// such a move is one of the few that, with an answer, take the line back to one
+    /// ([`Path::returning_moves`]): only those are played and their answers asked of the
+    /// line.
     fn mate_in_one_by_rule(&mut self, pos: &mut Position) -> bool {
-        for &m in pos.legal_moves().iter() {
-            if self.shared.checks_only && !pos.gives_check(m) {
+        if self.mate_in_one(pos) {
+            return true;
+        }
+        // (when only mate counts, a defender without an allowed move has not lost)
+        if self.shared.mate_only {
+            return false;
+        }
+        for m in self.path.returning_moves(pos) {
+            if !pos.is_pseudo_legal(m)
+                || !pos.is_legal_pseudo(m)
+                || self.shared.checks_only && !pos.gives_check(m)
+            {
                 continue;
             }
             self.nodes += 1;
-            let irreversible = super::rule::irreversible(pos, m);
-            let lost = if self.path.may_repeat(None, pos.key_after(m), irreversible) {
-                None
-            } else {
-                let undo = pos.play_unchecked(m);
-                // an answer that repeats nothing is allowed: found without listing them all
-                let path = &self.path;
-                let (allowed, any) = pos.legal_move_where(|r| {
-                    !path.may_repeat(
-                        Some(irreversible),
-                        pos.key_after(r),
-                        super::rule::irreversible(pos, r),
-                    )
-                });
-                let lost = if !any {
-                    Some(!self.shared.mate_only || pos.is_check())
-                } else if allowed || self.shared.mate_only {
-                    Some(false)
-                } else {
-                    None
-                };
-                pos.undo(m, undo);
-                lost
+            let Some(undo) = self.enter(pos, m) else {
+                continue;
             };
-            // (the move may repeat, or an answer may: the move on the line, every answer
-            // asked of it)
-            let lost = match lost {
-                Some(lost) => lost,
-                None => {
-                    let Some(undo) = self.enter(pos, m) else {
-                        continue;
-                    };
-                    let lost = self.defender_lost_now(pos);
-                    self.leave(pos, m, undo);
-                    lost
-                }
-            };
+            let lost = self.defender_lost_now(pos);
+            self.leave(pos, m, undo);
             if lost {
                 return true;
             }
@@ -407,7 +387,7 @@ impl<'a> Searcher<'a> {
             // a leaf: answered exactly and cheaply without the tables or the transposition
             // table, whose random access costs more than the answer (under the rule, after a
             // check of the defender's its answers may be forbidden: then move by move)
-            if self.path.may_forbid_after_reply() {
+            if self.path.on() {
                 return Ok(self.mate_in_one_by_rule(pos));
             }
             return Ok(self.mate_in_one(pos));
@@ -648,7 +628,6 @@ impl<'a> Searcher<'a> {
         // move is credited as a killer, not kept as the position's move)
         if !attacker
             && d >= 4
-            && self.path.children_plain()
             && let Some(m) = self.refuted_by_table(pos, list, d)
         {
             let now = self.shared.tt.get(key).with_no_mate_within(d);
@@ -727,20 +706,43 @@ impl<'a> Searcher<'a> {
         Ok(mates)
     }
 
-    /// A legal move of the defender's after which the transposition table already knows
-    /// that the attacker has no mate within `d − 1`.
-    fn refuted_by_table(&self, pos: &Position, list: &MoveList, d: u32) -> Option<Move> {
+    /// A legal move of the defender's, not forbidden by the rule, after which the
+    /// transposition table already knows that the attacker has no mate within `d − 1`.
+    fn refuted_by_table(&mut self, pos: &mut Position, list: &MoveList, d: u32) -> Option<Move> {
         // (every child's slot fetched first, so that the misses overlap)
         for &m in list.iter() {
-            self.shared.tt.prefetch(pos.key_after(m));
+            if let Some(key) = self.path.child_tt_key(pos, m) {
+                self.shared.tt.prefetch(key);
+            }
         }
         let mut legality = None;
         list.iter().copied().find(|&m| {
-            self.shared.tt.get(pos.key_after(m)).no_mate_within(d - 1)
+            self.path
+                .child_tt_key(pos, m)
+                .is_some_and(|key| self.shared.tt.get(key).no_mate_within(d - 1))
                 && legality
                     .get_or_insert_with(|| self.legality(pos))
                     .move_is_legal(pos, m)
+                && self.allowed(pos, m)
         })
+    }
+
+    /// Whether the rule allows the legal move `m` here (a move that repeats nothing is
+    /// allowed without being played).
+    fn allowed(&mut self, pos: &mut Position, m: Move) -> bool {
+        if !self
+            .path
+            .may_repeat(None, pos.key_after(m), super::rule::irreversible(pos, m))
+        {
+            return true;
+        }
+        match self.enter(pos, m) {
+            Some(undo) => {
+                self.leave(pos, m, undo);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Tries the legal moves among the scored ones, best first, for the first after which
@@ -766,13 +768,17 @@ impl<'a> Searcher<'a> {
         const AHEAD: usize = 4;
         if want {
             for &(_, m) in scored.iter().take(AHEAD) {
-                self.shared.tt.prefetch(pos.key_after(m));
+                if let Some(key) = self.path.child_tt_key(pos, m) {
+                    self.shared.tt.prefetch(key);
+                }
             }
         }
         for i in 0..n {
             let m = if want {
-                if let Some(&(_, next)) = scored.get(i + AHEAD) {
-                    self.shared.tt.prefetch(pos.key_after(next));
+                if let Some(&(_, next)) = scored.get(i + AHEAD)
+                    && let Some(key) = self.path.child_tt_key(pos, next)
+                {
+                    self.shared.tt.prefetch(key);
                 }
                 scored[i].1
             } else {
