@@ -845,11 +845,72 @@ fn mate_distance_with(
     tb: Option<&Tablebase>,
 ) -> Result<Option<u32>, SolveError> {
     legal(pos)?;
+    if let Some(d) = checks_mate_distance(pos, attacker, max_plies, options)? {
+        return Ok(d);
+    }
+    mate_distance_avoiding(tt, pos, attacker, max_plies, options, tb, Vec::new())
+}
+
+/// A proof by checks alone (连将杀) under the rule, settled by the baseline's search where
+/// that gives the rule's answer (`None` where it cannot).
+///
+/// While the attacker checks on every move (as it must here, and did in the game's moves
+/// since the last irreversible one), no move of the defender's is ever forbidden: in any
+/// cycle the attacker checked throughout, so a repetition is never the defender's fault.
+/// The rule then only takes moves from the attacker, and a win under it is a win without
+/// it: the rule's distance is no shorter than the baseline's. And the baseline's win, with
+/// the attacker kept from the game's earlier positions, is a win under the rule: a win
+/// within d plies can always be played without repeating a position of its own (at a
+/// repeated position play on as from its second occurrence, which is closer to the mate),
+/// so no move of the attacker's completes a repetition. Where the two distances agree (or
+/// the game has no earlier positions, or no win within the bound), that is the rule's
+/// distance, found on plain keys, where the rule's own search keys its table by lines that
+/// are all one run of checks and finds almost no transpositions.
+fn checks_mate_distance(
+    pos: &Position,
+    attacker: crate::game::piece::Color,
+    max_plies: u32,
+    options: &Options,
+) -> Result<Option<Option<u32>>, SolveError> {
+    if !options.checks_only || !options.rule() {
+        return Ok(None);
+    }
+    let Some(earlier) = options.history.checked_window(pos, attacker) else {
+        return Ok(None);
+    };
+    let mut baseline = options.clone();
+    baseline.rules = Rules::None;
+    baseline.history = History::default();
+    let tt = Tt::new(options.hash_mb);
+    let Some(fewest) =
+        mate_distance_avoiding(&tt, pos, attacker, max_plies, &baseline, None, Vec::new())?
+    else {
+        return Ok(Some(None));
+    };
+    if earlier.is_empty() {
+        return Ok(Some(Some(fewest)));
+    }
+    let tt = Tt::new(options.hash_mb);
+    let kept = mate_distance_avoiding(&tt, pos, attacker, fewest, &baseline, None, earlier)?;
+    Ok((kept == Some(fewest)).then_some(kept))
+}
+
+/// [`mate_distance`] on `tt`, the attacker kept from the positions of `avoid` (without
+/// the rule).
+fn mate_distance_avoiding(
+    tt: &Tt,
+    pos: &Position,
+    attacker: crate::game::piece::Color,
+    max_plies: u32,
+    options: &Options,
+    tb: Option<&Tablebase>,
+    avoid: Vec<u64>,
+) -> Result<Option<u32>, SolveError> {
     let nodes = AtomicU64::new(0);
     let start = Instant::now();
     let tb = options.tables(tb);
     let heuristics = Heuristics::new();
-    let shared = Shared::new(
+    let mut shared = Shared::new(
         tt,
         tb,
         pos,
@@ -858,6 +919,7 @@ fn mate_distance_with(
         (&nodes, &heuristics),
         options.time.map(|t| start + t),
     );
+    shared.avoid = avoid;
     let mut searcher = Searcher::new(&shared);
     searcher.path.reset(&options.history, pos);
     let mut p = pos.clone();
@@ -998,6 +1060,78 @@ fn principal_variation(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 连将杀 under the rule: the distance the baseline's search settles on plain keys is the
+    /// rule's own search's, on the compositions of the bench that mate by checks within
+    /// 13 plies, from the composition and after a check and an answer of the game's (a
+    /// history whose earlier positions the attacker must keep away from).
+    #[test]
+    fn checks_under_the_rule_settled_by_the_baseline_are_the_rules_own() {
+        let text = include_str!("../../benches/data/shiqingyaqu.txt");
+        let (mut compared, mut settled) = (0, 0);
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let cols: Vec<&str> = line.split(';').map(str::trim).collect();
+            let Ok(plies) = cols[2].parse::<u32>() else {
+                continue;
+            };
+            if plies > 13 {
+                continue;
+            }
+            let start: Position = cols[0].parse().unwrap();
+            let attacker = start.turn();
+            let mut options = Options::new(5);
+            options.checks_only = true;
+            options.rules = Rules::Asian;
+            options.hash_mb = 16;
+            // (after the first check and the first answer, and after the last check and
+            // the last answer: a history of two moves)
+            let mut cases = vec![(start.clone(), History::default(), plies)];
+            for pick in [0, usize::MAX] {
+                let checks: Vec<Move> = start
+                    .legal_moves()
+                    .iter()
+                    .copied()
+                    .filter(|&m| start.gives_check(m))
+                    .collect();
+                let Some(&m) = checks.get(pick.min(checks.len().saturating_sub(1))) else {
+                    continue;
+                };
+                let mut after = start.clone();
+                after.play_unchecked(m);
+                let answers = after.legal_moves();
+                let Some(&r) = answers.get(pick.min(answers.len().saturating_sub(1))) else {
+                    continue;
+                };
+                let mut root = after.clone();
+                root.play_unchecked(r);
+                cases.push((root, History::new(&start, &[m, r]), plies + 2));
+            }
+            for (root, history, bound) in cases {
+                let mut o = options.clone();
+                o.history = history;
+                let quick = checks_mate_distance(&root, attacker, bound, &o).unwrap();
+                let full = mate_distance_avoiding(
+                    &Tt::new(16),
+                    &root,
+                    attacker,
+                    bound,
+                    &o,
+                    None,
+                    Vec::new(),
+                )
+                .unwrap();
+                if let Some(quick) = quick {
+                    assert_eq!(quick, full, "{root} after {:?}", o.history);
+                    settled += 1;
+                }
+                compared += 1;
+            }
+        }
+        assert!(
+            compared >= 150 && settled * 10 >= compared * 9,
+            "{settled} of {compared}"
+        );
+    }
 
     /// Tasks come shallowest first, a move's next depth only after its last one failed;
     /// a stop keeps only the wins a pass-by-pass search would have kept.

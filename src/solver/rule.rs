@@ -172,6 +172,29 @@ impl History {
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
+
+    /// Where a proof from `root` with this history has `attacker` checking on every move
+    /// of its own since the game's last irreversible move, the keys of the positions since
+    /// then before the root (none when the history does not end at the root); `None` where
+    /// a move of the attacker's in that stretch gave no check.
+    pub(crate) fn checked_window(&self, root: &Position, attacker: Color) -> Option<Vec<u64>> {
+        if self.last_key() != Some(root.key()) {
+            return Some(Vec::new());
+        }
+        let mut earlier = Vec::new();
+        for (i, p) in self.steps.iter().enumerate().rev() {
+            if i + 1 < self.steps.len() {
+                earlier.push(p.key);
+            }
+            if p.fresh {
+                break;
+            }
+            if p.moved.is_none_or(|(_, piece)| piece.color == attacker) && !p.check {
+                return None;
+            }
+        }
+        Some(earlier)
+    }
 }
 
 /// The line from the game's start (or the proof's root) to the node being searched.

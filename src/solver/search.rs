@@ -64,6 +64,9 @@ pub struct Shared<'a> {
     pub rule: bool,
     /// The rule set itself (what a repetition forbids: a perpetual check, or any 长打).
     pub rules: crate::tablebase::Rules,
+    /// Positions the attacker may not move into (without the rule: a proof by checks alone
+    /// that must hold under it, see [`super::mate_distance`]).
+    pub avoid: Vec<u64>,
 }
 
 impl<'a> Shared<'a> {
@@ -95,6 +98,7 @@ impl<'a> Shared<'a> {
             mate_only: options.mate_only,
             rule: options.rule(),
             rules: options.rules,
+            avoid: Vec::new(),
         }
     }
 }
@@ -188,6 +192,12 @@ impl<'a> Searcher<'a> {
     #[inline]
     pub(super) fn enter(&mut self, pos: &mut Position, m: Move) -> Option<Undo> {
         if !self.path.on() {
+            if !self.shared.avoid.is_empty()
+                && pos.turn() == self.shared.attacker
+                && self.shared.avoid.contains(&pos.key_after(m))
+            {
+                return None;
+            }
             return Some(pos.play_unchecked(m));
         }
         let (undo, forbidden) = self.path.play(pos, m);
@@ -1011,6 +1021,7 @@ mod tests {
             mate_only: false,
             rule: false,
             rules: crate::tablebase::Rules::None,
+            avoid: Vec::new(),
         };
         // one searcher for all, as in a search: the witnesses and answers it remembers
         // from one position are tried on the next (the positions come in game order)
@@ -1064,6 +1075,7 @@ mod tests {
                 attacker: pos.turn(),
                 attacker_kinds: pos.attacker_kinds_of(pos.turn()),
                 defender_kinds: pos.attacker_kinds_of(!pos.turn()),
+                avoid: Vec::new(),
                 ..shared
             };
             let fast = Searcher::new(&exact).mate_in_one(&mut pos);
