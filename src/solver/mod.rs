@@ -564,6 +564,27 @@ fn solve_with(
         return Err(SolveError::Bound(options.max_moves));
     }
     legal(pos)?;
+    if let Some(baseline) = checks_by_baseline(pos, options) {
+        // (the baseline's proof is the rule's: see `checks_by_baseline`)
+        let mut s = solve_with(tt, pos, &baseline, tb)?;
+        s.rules = options.rules;
+        if s.searched_plies == s.max_plies {
+            for w in &mut s.winning_moves {
+                w.by_rule = Some(false);
+            }
+        }
+        return Ok(s);
+    }
+    solve_searching(tt, pos, options, tb)
+}
+
+/// [`solve_with`]'s proof by its own search (the bound and the position checked).
+fn solve_searching(
+    tt: &Tt,
+    pos: &Position,
+    options: &Options,
+    tb: Option<&Tablebase>,
+) -> Result<Solution, SolveError> {
     let start = Instant::now();
     let max_plies = 2 * options.max_moves - 1;
     let nodes = AtomicU64::new(0);
@@ -895,6 +916,29 @@ fn checks_mate_distance(
     Ok((kept == Some(fewest)).then_some(kept))
 }
 
+/// The baseline's options for a whole proof by checks alone under the rule, where its
+/// proof is the rule's: no earlier position of the game that the attacker could repeat
+/// (no history, or the last move before the root irreversible). As in
+/// [`checks_mate_distance`], no move of the defender's is ever forbidden while the attacker
+/// checks on every move, so under the rule each first move wins in no fewer plies than
+/// without it; and after each first move the baseline's win can be played without the
+/// attacker repeating a position (the root, the only earlier one, has the attacker to
+/// move, so only the defender can go back to it), so it wins in as few. The baseline's
+/// line is a line under the rule too: along it the attacker's distance falls by one each
+/// ply, so none of its moves repeats a position.
+fn checks_by_baseline(pos: &Position, options: &Options) -> Option<Options> {
+    if !options.checks_only || !options.rule() || options.method != Method::DepthFirst {
+        return None;
+    }
+    if !options.history.checked_window(pos, pos.turn())?.is_empty() {
+        return None;
+    }
+    let mut baseline = options.clone();
+    baseline.rules = Rules::None;
+    baseline.history = History::default();
+    Some(baseline)
+}
+
 /// [`mate_distance`] on `tt`, the attacker kept from the positions of `avoid` (without
 /// the rule).
 fn mate_distance_avoiding(
@@ -1125,6 +1169,23 @@ mod tests {
                     settled += 1;
                 }
                 compared += 1;
+                // the whole proof from the composition: the same winning moves, lengths and
+                // marks by the baseline as by the rule's own search
+                if o.history.is_empty() {
+                    o.max_moves = bound.div_ceil(2);
+                    let quick = solve_with(&Tt::new(16), &root, &o, None).unwrap();
+                    let full = solve_searching(&Tt::new(16), &root, &o, None).unwrap();
+                    let moves = |s: &Solution| -> Vec<(Move, u32, Option<bool>)> {
+                        s.winning_moves
+                            .iter()
+                            .map(|w| (w.mv, w.plies, w.by_rule))
+                            .collect()
+                    };
+                    assert_eq!(quick.verdict, full.verdict, "{root}");
+                    assert_eq!(moves(&quick), moves(&full), "{root}");
+                    assert_eq!(quick.rules, Rules::Asian);
+                    assert!(quick.nodes < full.nodes || quick.nodes < 1000, "{root}");
+                }
             }
         }
         assert!(
