@@ -204,7 +204,13 @@ pub struct Path {
     /// plain.
     rules: Rules,
     steps: Vec<Step>,
+    /// Whether moves were 打, by a tag of the position's key and the move (allocated at the
+    /// first question).
+    attacks: Vec<(u64, bool)>,
 }
+
+/// Entries of [`Path`]'s memory of which moves were 打 (a power of two).
+const ATTACK_MEMORY: usize = 1 << 15;
 
 impl Path {
     /// A path that applies `rules`.
@@ -212,6 +218,7 @@ impl Path {
         Path {
             rules,
             steps: Vec::with_capacity(256),
+            attacks: Vec::new(),
         }
     }
 
@@ -538,9 +545,27 @@ impl Path {
             before.play_unchecked(Move::new(back.to(), back.from()));
         }
         debug_assert_eq!(before.key(), self.steps[i - 1].key);
-        let hit = crate::game::threat::is_attack(&before, m);
+        let hit = self.is_attack(&before, m);
         self.steps[i].hit = Some(hit);
         hit
+    }
+
+    /// Whether the legal move `m` of `pos` is 打, remembered by the position's key and the
+    /// move (a proof-number search asks the same children again and again).
+    fn is_attack(&mut self, pos: &Position, m: Move) -> bool {
+        if self.attacks.is_empty() {
+            self.attacks = vec![(0, false); ATTACK_MEMORY];
+        }
+        let mv = (m.from().index() as u64) << 8 | m.to().index() as u64;
+        // a tag that is never 0 (the empty entry)
+        let tag = (pos.key() ^ mv.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
+        let slot = &mut self.attacks[(tag >> 17) as usize & (ATTACK_MEMORY - 1)];
+        if slot.0 == tag {
+            return slot.1;
+        }
+        let attack = crate::game::threat::is_attack(pos, m);
+        *slot = (tag, attack);
+        attack
     }
 
     /// Whether the move into the last position (`now`, where the search plays its own

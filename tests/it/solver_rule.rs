@@ -255,21 +255,32 @@ fn the_judge_never_defends_with_a_check_the_rule_forbids() {
     assert!(!judge.allowed_moves(&pos).contains(&back));
 }
 
-/// 适情雅趣 第077局 by checks alone: under the rule the depth-first proof runs out of its three
-/// quarters of the time (its transposition table is keyed by the line of checks), and the
-/// baseline's shortest win, which the rule cannot lengthen, is the answer: a win within 41
-/// plies, its line legal under the rule and ending in mate.
+/// 适情雅趣 第077局 by checks alone after two moves of a game: under the rule the depth-first
+/// proof runs out of its three quarters of the time (its transposition table is keyed by the
+/// line of checks), and the baseline's shortest win, which the rule cannot lengthen, is the
+/// answer: a win within 39 plies, its line legal under the rule and ending in mate.
 #[test]
 fn under_the_rule_a_stopped_proof_gives_the_baselines_win_as_a_win_within() {
+    // 适情雅趣 第077局 after its first check and answer, those two moves the game's history:
+    // by checks alone the baseline cannot settle it (the attacker might go back to the
+    // game's earlier positions), and the rule's own search runs out of time
     let fen = "4ka1c1/9/3a5/9/4c1r1r/9/1RR6/9/3p1p3/C3K4 w - - 0 1";
-    let pos: Position = fen.parse().unwrap();
-    let mut o = options(22, Rules::Asian);
+    let start: Position = fen.parse().unwrap();
+    let mut pos = start.clone();
+    let mut line = Vec::new();
+    for text in ["车八进六", "将５进１"] {
+        let m = canju::notation::parse_move(&pos, text).unwrap();
+        pos.play_unchecked(m);
+        line.push(m);
+    }
+    let mut o = options(21, Rules::Asian);
     o.checks_only = true;
+    o.history = History::new(&start, &line);
     o.time = Some(std::time::Duration::from_secs(2));
     let s = solver::solve(&pos, &o, None).unwrap();
-    assert_eq!(s.verdict, Verdict::WinWithin { plies: 41 });
-    assert!(s.searched_plies < 41, "{}", s.searched_plies);
-    assert_eq!(s.pv.len(), 41);
+    assert_eq!(s.verdict, Verdict::WinWithin { plies: 39 });
+    assert!(s.searched_plies < 39, "{}", s.searched_plies);
+    assert_eq!(s.pv.len(), 39);
     assert_eq!(s.ending(&pos), Some("checkmate"));
     assert!(s.winning_moves.iter().all(|w| w.by_rule == Some(false)));
     // a stop before the rule's time is up (here the node limit): the answer stays unknown
