@@ -207,6 +207,8 @@ pub struct Path {
     /// Whether moves were 打, by a tag of the position's key and the move (allocated at the
     /// first question).
     attacks: Vec<(u64, bool)>,
+    /// [`Path::returning_moves`]'s tally of where pieces stand, kept from leaf to leaf.
+    net: Vec<(u8, Piece, i8)>,
 }
 
 /// Entries of [`Path`]'s memory of which moves were 打 (a power of two).
@@ -219,6 +221,7 @@ impl Path {
             rules,
             steps: Vec::with_capacity(256),
             attacks: Vec::new(),
+            net: Vec::new(),
         }
     }
 
@@ -330,35 +333,36 @@ impl Path {
     /// for the other side's): a position the line's moves since displaced more pieces of
     /// either side than one can be repeated by no move and answer. So where every answer
     /// to a move is forbidden, the move is among these.
-    pub fn returning_moves(&self, pos: &Position) -> Vec<Move> {
-        let mut out = Vec::new();
+    /// They go into `out` (cleared first).
+    pub fn returning_moves(&mut self, pos: &Position, out: &mut Vec<Move>) {
+        out.clear();
         if !self.on() {
-            return out;
+            return;
         }
         let s = &self.steps;
         let mover = pos.turn();
         // (point, piece) and how many more of it stand there at the line's end than at
-        // the position reached so far on the way back
-        let mut net: Vec<(u8, Piece, i8)> = Vec::new();
+        // the position reached so far on the way back (a buffer kept for the next leaf)
+        let net = &mut self.net;
+        net.clear();
         let mut j = s.len() - 1;
         // the other side's run of hits: its moves into the last position, the one two
         // back, …
         while j >= 2 && s[j].hit != Some(false) && !s[j].fresh && !s[j - 1].fresh {
             for step in &s[j - 1..=j] {
                 let Some((m, piece)) = step.moved else {
-                    return out;
+                    return;
                 };
-                count(&mut net, m.from().index() as u8, piece, -1);
-                count(&mut net, m.to().index() as u8, piece, 1);
+                count(net, m.from().index() as u8, piece, -1);
+                count(net, m.to().index() as u8, piece, 1);
             }
             j -= 2;
-            if let Some(m) = move_back(&net, mover)
+            if let Some(m) = move_back(net, mover)
                 && !out.contains(&m)
             {
                 out.push(m);
             }
         }
-        out
     }
 
     /// Adds a position whose move in is known to have been a hit or not, and says whether
@@ -417,14 +421,18 @@ impl Path {
     /// The mix of the keys of positions `from` through `to` (a single position's: its key).
     #[inline]
     fn range(&self, from: usize, to: usize) -> u64 {
+        self.stretch(from, self.steps[to].prefix, to + 1 - from)
+    }
+
+    /// The mix of the `len` keys from position `from` on, of a line whose prefix through
+    /// the last of them is `prefix`.
+    #[inline]
+    fn stretch(&self, from: usize, prefix: u64, len: usize) -> u64 {
         let before = match from {
             0 => 0,
             _ => self.steps[from - 1].prefix,
         };
-        let span = (to + 1 - from) as u32;
-        self.steps[to]
-            .prefix
-            .wrapping_sub(before.wrapping_mul(B.wrapping_pow(span)))
+        prefix.wrapping_sub(before.wrapping_mul(B.wrapping_pow(len as u32)))
     }
 
     /// The earliest position a run of hits through position `j` reaches: from a position
@@ -495,18 +503,8 @@ impl Path {
                 }
             }
         }
-        let before = match from {
-            0 => 0,
-            _ => self.steps[from - 1].prefix,
-        };
-        let span = (c + 2 - from) as u32;
-        Some(
-            self.steps[c]
-                .prefix
-                .wrapping_mul(B)
-                .wrapping_add(key)
-                .wrapping_sub(before.wrapping_mul(B.wrapping_pow(span))),
-        )
+        let prefix = self.steps[c].prefix.wrapping_mul(B).wrapping_add(key);
+        Some(self.stretch(from, prefix, c + 2 - from))
     }
 
     /// Whether a move of the side to move could be forbidden: it could complete a cycle of
@@ -1113,7 +1111,8 @@ mod tests {
         let mut found = 0;
         for rules in [Rules::CheckOnly, Rules::Asian] {
             random_lines(rules, 400, |path, pos, _| {
-                let returning = path.returning_moves(pos);
+                let mut returning = Vec::new();
+                path.returning_moves(pos, &mut returning);
                 for &m in pos.legal_moves().iter() {
                     let (undo, forbidden) = path.play(pos, m);
                     let answered = !forbidden

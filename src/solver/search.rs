@@ -118,6 +118,8 @@ pub struct Searcher<'a> {
     /// Per move of the attacker's (by [`move_index`]), the defender's answer that last
     /// escaped it in a mate-in-one test, as a killer is kept.
     escapes: Box<[u16]>,
+    /// The moves a leaf under the rule plays beyond the mate test, kept from leaf to leaf.
+    returning: Vec<Move>,
     /// The line from the game's start to the node searched (kept under the rule only).
     pub(super) path: Path,
 }
@@ -179,6 +181,7 @@ impl<'a> Searcher<'a> {
             spare: None,
             robust: None,
             escapes: vec![NO_KILLER; 8100].into_boxed_slice(),
+            returning: Vec::new(),
             path: Path::new(if shared.rule {
                 shared.rules
             } else {
@@ -273,24 +276,29 @@ impl<'a> Searcher<'a> {
         if self.shared.mate_only {
             return false;
         }
-        for m in self.path.returning_moves(pos) {
-            if !pos.is_pseudo_legal(m)
-                || !pos.is_legal_pseudo(m)
-                || self.shared.checks_only && !pos.gives_check(m)
-            {
-                continue;
-            }
-            self.nodes += 1;
-            let Some(undo) = self.enter(pos, m) else {
-                continue;
-            };
-            let lost = self.defender_lost_now(pos);
-            self.leave(pos, m, undo);
-            if lost {
-                return true;
-            }
+        let mut returning = std::mem::take(&mut self.returning);
+        self.path.returning_moves(pos, &mut returning);
+        let won = returning.iter().any(|&m| self.leaves_no_answer(pos, m));
+        self.returning = returning;
+        won
+    }
+
+    /// Whether the attacker's move `m` (any move) is legal here, allowed by the rule, and
+    /// leaves the defender no allowed answer.
+    fn leaves_no_answer(&mut self, pos: &mut Position, m: Move) -> bool {
+        if !pos.is_pseudo_legal(m)
+            || !pos.is_legal_pseudo(m)
+            || self.shared.checks_only && !pos.gives_check(m)
+        {
+            return false;
         }
-        false
+        self.nodes += 1;
+        let Some(undo) = self.enter(pos, m) else {
+            return false;
+        };
+        let lost = self.defender_lost_now(pos);
+        self.leave(pos, m, undo);
+        lost
     }
 
     /// What tests the legality of the side to move's moves, against the kinds of piece the
