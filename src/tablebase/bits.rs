@@ -49,6 +49,14 @@ impl Bits {
             .for_each(|(a, b)| a.store(b.load(Relaxed), Relaxed));
     }
 
+    /// Whether some member is not one of `other`'s.
+    pub(crate) fn any_beyond(&self, other: &Bits) -> bool {
+        self.0
+            .par_iter()
+            .zip(other.0.par_iter())
+            .any(|(a, b)| a.load(Relaxed) & !b.load(Relaxed) != 0)
+    }
+
     /// Adds every member of `other`.
     pub(crate) fn add(&self, other: &Bits) {
         self.0

@@ -1196,9 +1196,13 @@ impl Retrograde<'_> {
         let mut stage = 0;
         // under the whole rule, the traps of perpetual check alone come first: they need
         // neither 杀 nor 捉, which are costly to tell, and their wins are the whole rule's
-        // as well
+        // as well. Not where L has no piece that gives check (advisors and elephants at
+        // most, which may chase): its first stage would find no trap (a position whose
+        // every move loses is lost at level 0) after a look at every drawn position of L's
         self.checks_first.store(
-            self.rules == Rules::Asian && self.clauses.beyond_check(),
+            self.rules == Rules::Asian
+                && self.clauses.beyond_check()
+                && self.attackers[l.index()] != Attackers::NONE,
             Relaxed,
         );
         let (mut t_count, mut t_update, mut t_attract, mut t_trap) = (0.0, 0.0, 0.0, 0.0);

@@ -116,46 +116,16 @@ fn check_numbered(
     winner: Color,
     checks_first: bool,
 ) -> Result<(), VerifyError> {
-    let layout = table.layout();
-    let size = layout.size();
+    let size = table.layout().size();
     let loser = !winner;
-    let f = Fixpoint {
-        table,
-        tb,
-        winner,
-        won: [Bits::new(size), Bits::new(size)],
-        claimed: [Bits::new(size), Bits::new(size)],
-        kinds: {
-            let m = layout.material();
-            [Attackers::of(&m.red), Attackers::of(&m.black)]
-        },
-        rules: table.header().rule_set(),
-        failure: Mutex::new(None),
-    };
-    // the entries the table calls won by rule for this winner
-    (0..size).into_par_iter().for_each(|i| {
-        if code::is_rule_win(table.code_of_checked(winner, i)) {
-            f.claimed[winner.index()].set(i);
-        }
-        if code::is_rule_loss(table.code_of_checked(loser, i)) {
-            f.claimed[loser.index()].set(i);
-        }
-    });
-    // the mates, checked entry by entry already
-    (0..size).into_par_iter().for_each(|i| {
-        if code::is_win(table.code_of_checked(winner, i)) {
-            f.won[winner.index()].set(i);
-        }
-        if code::is_loss(table.code_of_checked(loser, i)) {
-            f.won[loser.index()].set(i);
-        }
-    });
+    let f = Fixpoint::new(table, tb, winner);
     let prev = [Bits::new(size), Bits::new(size)];
     let mut level = 0;
     // under the whole rule, the stages of perpetual check alone come first, until one
     // finds no trap; from there on each stage's trap is both kinds together
     let asian = f.rules == crate::tablebase::Rules::Asian;
     let mut checks_first = checks_first && asian;
+    let nothing_claimed = f.claimed[0].count() == 0 && f.claimed[1].count() == 0;
     let mut trap: Option<Bits> = None;
     loop {
         prev[0].copy_from(&f.won[0]);
@@ -165,35 +135,74 @@ fn check_numbered(
         }
         f.attract();
         f.failed()?;
-        // every position won in this stage holds a verdict by rule at this level
-        f.first_wrong(|turn, i, c| {
-            (f.won[turn.index()].get(i) && !prev[turn.index()].get(i))
-                .then(|| {
-                    let want = code::rule(level, turn == winner);
-                    (c != want).then(|| {
-                        format!("the perpetual-check fixpoint finds it won for {winner}{AT_LEVEL}{level}")
+        // every position won in this stage holds a verdict by rule at this level (looked
+        // for entry by entry only where the stage won something)
+        if f.won
+            .iter()
+            .zip(&prev)
+            .any(|(won, before)| won.any_beyond(before))
+        {
+            f.first_wrong(|turn, i, c| {
+                (f.won[turn.index()].get(i) && !prev[turn.index()].get(i))
+                    .then(|| {
+                        let want = code::rule(level, turn == winner);
+                        (c != want).then(|| {
+                            format!("the perpetual-check fixpoint finds it won for {winner}{AT_LEVEL}{level}")
+                        })
                     })
-                })
-                .flatten()
-        })?;
-        let t = greatest_trap(&f, winner, Hit::Check);
-        f.failed()?;
-        if checks_first && t.count() == 0 {
-            checks_first = false;
+                    .flatten()
+            })?;
         }
-        if asian && !checks_first {
-            // the whole rule: the loser checks forever against a winner who does not, or
-            // attacks forever against a winner who does not; both traps are won
-            t.add(&greatest_trap(&f, winner, Hit::Attack));
+        // both traps come from one look at the loser's positions where both are wanted:
+        // after the stages of perpetual check alone, and from the start where the table
+        // claims no verdict by rule (so that none is expected)
+        let t = if asian && (!checks_first || nothing_claimed) {
+            let (t, attack) = greatest_traps(&f, winner);
             f.failed()?;
-        }
+            if checks_first && t.count() == 0 {
+                checks_first = false;
+            }
+            if !checks_first {
+                t.add(&attack);
+            }
+            t
+        } else {
+            // a loser with no piece that gives check (advisors and elephants at most) is
+            // held to perpetual check nowhere: every position of it whose moves all lose is
+            // lost by mate (checked entry by entry) or forced by rule (claimed, and taken by
+            // the attractor), and the trap of 长打 holds any other
+            let t = if f.kinds[loser.index()] == Attackers::NONE {
+                Bits::new(size)
+            } else {
+                greatest_trap(&f, winner, Hit::Check)
+            };
+            f.failed()?;
+            if checks_first && t.count() == 0 {
+                checks_first = false;
+            }
+            if asian && !checks_first {
+                // the whole rule: the loser checks forever against a winner who does not,
+                // or attacks forever against a winner who does not; both traps are won
+                t.add(&greatest_trap(&f, winner, Hit::Attack));
+                f.failed()?;
+            }
+            t
+        };
         if t.count() == 0 {
             break;
         }
         level += 1;
         trap = Some(t);
     }
-    // and nothing else is
+    // and nothing else is (looked for entry by entry only where a claim is not won)
+    if !f
+        .claimed
+        .iter()
+        .zip(&f.won)
+        .any(|(claimed, won)| claimed.any_beyond(won))
+    {
+        return Ok(());
+    }
     f.first_wrong(|turn, i, c| {
         let claims = if turn == winner {
             code::is_rule_win(c)
@@ -203,6 +212,47 @@ fn check_numbered(
         (claims && !f.won[turn.index()].get(i))
             .then(|| format!("the perpetual-check fixpoint finds it not won for {winner}"))
     })
+}
+
+impl<'a> Fixpoint<'a> {
+    /// The fixpoint for `winner` on a table checked entry by entry: the claims by rule,
+    /// and the mates as the positions won so far.
+    fn new(table: &'a Table, tb: &'a Tablebase, winner: Color) -> Fixpoint<'a> {
+        let layout = table.layout();
+        let size = layout.size();
+        let loser = !winner;
+        let f = Fixpoint {
+            table,
+            tb,
+            winner,
+            won: [Bits::new(size), Bits::new(size)],
+            claimed: [Bits::new(size), Bits::new(size)],
+            kinds: {
+                let m = layout.material();
+                [Attackers::of(&m.red), Attackers::of(&m.black)]
+            },
+            rules: table.header().rule_set(),
+            failure: Mutex::new(None),
+        };
+        // the entries the table calls won by rule for this winner, and the mates (checked
+        // entry by entry already)
+        let sides = table.sides_checked();
+        let (w, l) = (sides[winner.index()], sides[loser.index()]);
+        (0..size).into_par_iter().for_each(|i| {
+            let (cw, cl) = (w[i as usize], l[i as usize]);
+            if code::is_rule_win(cw) {
+                f.claimed[winner.index()].set(i);
+            } else if code::is_win(cw) {
+                f.won[winner.index()].set(i);
+            }
+            if code::is_rule_loss(cl) {
+                f.claimed[loser.index()].set(i);
+            } else if code::is_loss(cl) {
+                f.won[loser.index()].set(i);
+            }
+        });
+        f
+    }
 }
 
 impl Fixpoint<'_> {
@@ -243,26 +293,61 @@ impl Fixpoint<'_> {
         }
     }
 
-    /// Whether the position has a legal quiet move that does not check and leads into a
-    /// position not won: then it is in no trap. A quick look that leaves captures out (a
-    /// position that escapes only by a capture is looked at in full), with the rules
-    /// engine's check test on the board as it would stand (the other general is not
-    /// attacked in a legal entry, as that test needs).
-    fn escapes(&self, pos: &Position, at: (u64, &[Square]), list: &mut MoveList, hit: Hit) -> bool {
+    /// Whether the position has a legal quiet move that is no hit of the kind given (no
+    /// check, or no 打) and leads into a position not won: then it is in no trap. A quick
+    /// look that leaves captures out (a position that escapes only by a capture is looked
+    /// at in full). As in the entry-by-entry check, piece by piece from each one's target
+    /// points, a quiet move's entry is its piece's slot moved, and the move is illegal
+    /// exactly when that entry is marked illegal (every mark was checked against the rules
+    /// engine entry by entry before); the hit is the rules engine's test on the board as
+    /// it would stand (the other general is not attacked in a legal entry, as that test
+    /// needs).
+    fn escapes(&self, pos: &mut Position, (index, squares): (u64, &[Square]), hit: Hit) -> bool {
         let layout = self.table.layout();
-        let won = &self.won[(!pos.turn()).index()];
-        list.clear();
-        pos.pseudo_moves(list);
-        let legality = pos.legality_against(self.kinds[(!pos.turn()).index()]);
-        list.iter().any(|&m| {
-            pos.piece_at(m.to()).is_none()
-                && legality.move_is_legal(pos, m)
-                && !won.get(super::quiet_child(layout, at, m))
-                && match hit {
-                    Hit::Check => !pos.gives_check(m),
-                    Hit::Attack => !self.rules.counts(pos, m),
+        let turn = pos.turn();
+        let won = &self.won[(!turn).index()];
+        let theirs = self.table.sides_checked()[(!turn).index()];
+        let occupied = pos.occupancy();
+        for (slot, (&from, piece)) in squares.iter().zip(layout.pieces()).enumerate() {
+            if piece.color != turn {
+                continue;
+            }
+            let (mut quiet, _) = pos.targets(from.index(), occupied);
+            if quiet == 0 {
+                continue;
+            }
+            let moves = layout.slot_moves(index, squares, slot);
+            while quiet != 0 {
+                let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
+                quiet &= quiet - 1;
+                let child = moves.index_to(to);
+                if won.get(child) || theirs[child as usize] == code::ILLEGAL {
+                    continue;
                 }
-        })
+                let m = Move::new(from, to);
+                let escape = match hit {
+                    Hit::Check => !pos.gives_check(m),
+                    // (made and taken back in place; a threat of mate is looked for only
+                    // where the table says the mover, to move again, wins in one ply)
+                    Hit::Attack => {
+                        let against = self.kinds[turn.index()];
+                        let one_ply = self.table.code_of_checked(turn, child) == code::decided(1);
+                        crate::game::threat::quiet_hit_knowing(
+                            pos,
+                            m,
+                            |after| after.in_check_against(!turn, against),
+                            Some((true, |threat: &mut Position| {
+                                one_ply && crate::game::threat::mates_in_one(threat)
+                            })),
+                        ) == Some(false)
+                    }
+                };
+                if escape {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     fn children(
@@ -417,9 +502,23 @@ impl Graph for Fixpoint<'_> {
                 let mut decode = DecodeCache::default();
                 // the placement `pos` holds, once it holds one of this chunk's
                 let mut on_board: Option<Squares> = None;
-                for i in start..end {
-                    if only.is_some_and(|b| !b.get(i))
-                        || self.won[turn.index()].get(i)
+                let mut next = start;
+                while next < end {
+                    let mut i = next;
+                    if let Some(b) = only {
+                        // (the members only: a word at a time past the others)
+                        let word = b.0[(i / 64) as usize].load(Relaxed) >> (i % 64);
+                        if word == 0 {
+                            next = (i / 64 + 1) * 64;
+                            continue;
+                        }
+                        i += u64::from(word.trailing_zeros());
+                        if i >= end {
+                            break;
+                        }
+                    }
+                    next = i + 1;
+                    if self.won[turn.index()].get(i)
                         || self.table.code_of_checked(turn, i) == code::ILLEGAL
                         || layout.squares_cached(i, squares, &mut decode).is_none()
                     {
@@ -428,8 +527,7 @@ impl Graph for Fixpoint<'_> {
                     let before = on_board.as_ref().map(|b| &b[..n]);
                     pos.replace_placement(layout.pieces(), before, &squares[..n], turn);
                     on_board = Some(*squares);
-                    if cornered.is_some_and(|hit| self.escapes(pos, (i, &squares[..n]), list, hit))
-                    {
+                    if cornered.is_some_and(|hit| self.escapes(pos, (i, &squares[..n]), hit)) {
                         continue;
                     }
                     children.clear();
@@ -452,21 +550,61 @@ impl Graph for Fixpoint<'_> {
 /// sides check on every move, 解将还将), nothing is in it.
 fn greatest_trap(g: &impl Graph, winner: Color, hit: Hit) -> Bits {
     let size = g.size();
-    let (w, l) = (winner, !winner);
     // only positions where every move that does not check is won can be in it, and
     // only the positions their checks lead to answer
     let y = Bits::new(size);
     let answers = Bits::new(size);
-    g.sweep_in(l, None, Some(hit), Ask::hits(hit), |i, children| {
-        if children.iter().all(|c| c.won || hit.of(c)) {
-            y.set(i);
-            for c in children {
-                if let (false, Some(d)) = (c.won, c.index) {
-                    answers.set(d);
-                }
+    g.sweep_in(!winner, None, Some(hit), Ask::hits(hit), |i, children| {
+        cornered(i, children, hit, &y, &answers);
+    });
+    trap_within(g, winner, hit, y, &answers)
+}
+
+/// The greatest traps of perpetual check and of 长打 together ([`greatest_trap`] of each),
+/// from one look at the loser's positions: a position with a move that is no 打 into a
+/// position not won has one that does not check as well, so it is in neither.
+fn greatest_traps(g: &impl Graph, winner: Color) -> (Bits, Bits) {
+    let size = g.size();
+    let sets = [(); 4].map(|_| Bits::new(size));
+    let [y_check, answers_check, y_attack, answers_attack] = &sets;
+    g.sweep_in(
+        !winner,
+        None,
+        Some(Hit::Attack),
+        Ask::hits(Hit::Attack),
+        |i, children| {
+            cornered(i, children, Hit::Check, y_check, answers_check);
+            cornered(i, children, Hit::Attack, y_attack, answers_attack);
+        },
+    );
+    let [y_check, answers_check, y_attack, answers_attack] = sets;
+    (
+        trap_within(g, winner, Hit::Check, y_check, &answers_check),
+        trap_within(g, winner, Hit::Attack, y_attack, &answers_attack),
+    )
+}
+
+/// Adds the loser's position `i` to `y` if its every move is won or a hit, and the
+/// positions its hits lead to to `answers`.
+fn cornered(i: u64, children: &[Child], hit: Hit, y: &Bits, answers: &Bits) {
+    if children.iter().all(|c| c.won || hit.of(c)) {
+        y.set(i);
+        for c in children {
+            if let (false, Some(d)) = (c.won, c.index) {
+                answers.set(d);
             }
         }
-    });
+    }
+}
+
+/// The greatest trap within `y`, the loser's cornered positions, whose hits lead to
+/// `answers` (the fixpoint of [`greatest_trap`]).
+fn trap_within(g: &impl Graph, winner: Color, hit: Hit, y: Bits, answers: &Bits) -> Bits {
+    let size = g.size();
+    let (w, l) = (winner, !winner);
+    if y.count() == 0 {
+        return y;
+    }
     let z = Bits::new(size);
     let zw = Bits::new(size);
     let z_next = Bits::new(size);
@@ -479,7 +617,7 @@ fn greatest_trap(g: &impl Graph, winner: Color, hit: Hit) -> Bits {
                 hit: Some(hit),
                 into: Some(&y),
             };
-            g.sweep_in(w, Some(&answers), None, into_y, |i, children| {
+            g.sweep_in(w, Some(answers), None, into_y, |i, children| {
                 let keeps = children.iter().any(|c| {
                     c.won
                         || c.index
@@ -563,6 +701,89 @@ mod tests {
         let g = Hand([red.to_vec(), black.to_vec()]);
         let t = greatest_trap(&g, Color::Red, Hit::Check);
         (0..16).filter(|&i| t.get(i)).collect()
+    }
+
+    /// The quick look for an escape, by target points and the entries they reach, finds
+    /// one exactly where the rules engine's legal moves hold one (a quiet move into a
+    /// position not won that is no hit), for each side as the loser, on every legal entry
+    /// of two endgames built under the whole rule (KRKN has verdicts by rule; in KNKA the
+    /// advisor's side never checks, but may chase); and the traps of perpetual check and of
+    /// 长打 found from one look at the loser's positions are those found one by one.
+    #[test]
+    fn an_escape_is_what_the_legal_moves_say() {
+        let dir = std::env::temp_dir().join(format!("canju-escapes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let tb = Tablebase::with_rules(&dir, crate::tablebase::Rules::Asian);
+        let (mut found, mut none, mut traps) = (0, 0, 0);
+        for sig in ["KRKN", "KNKA"] {
+            let m: crate::game::material::Material = sig.parse().unwrap();
+            crate::tablebase::build::build(
+                m,
+                &tb,
+                &|_| Box::new(crate::tablebase::generate::Silent),
+                &mut |_| {},
+            )
+            .unwrap();
+            let table = tb.table(m).unwrap();
+            table.load_all().unwrap();
+            let layout = table.layout();
+            let n = layout.pieces().len();
+            for winner in Color::ALL {
+                let f = Fixpoint::new(&table, &tb, winner);
+                // (and the two traps from one look are each the trap on its own)
+                let (check, attack) = greatest_traps(&f, winner);
+                let members =
+                    |b: &Bits| (0..layout.size()).filter(|&i| b.get(i)).collect::<Vec<_>>();
+                assert_eq!(
+                    members(&check),
+                    members(&greatest_trap(&f, winner, Hit::Check))
+                );
+                assert_eq!(
+                    members(&attack),
+                    members(&greatest_trap(&f, winner, Hit::Attack))
+                );
+                traps += check.count() + attack.count();
+                let loser = !winner;
+                let mut squares = [Square::new(0).unwrap(); MAX_PIECES];
+                for i in 0..layout.size() {
+                    if table.code_of_checked(loser, i) == code::ILLEGAL
+                        || f.won[loser.index()].get(i)
+                        || layout.squares(i, &mut squares).is_none()
+                    {
+                        continue;
+                    }
+                    let pos = layout.position(i, loser).unwrap();
+                    let at = (i, &squares[..n]);
+                    for hit in [Hit::Check, Hit::Attack] {
+                        let legal = pos.legal_moves();
+                        let want = legal.iter().any(|&m| {
+                            pos.piece_at(m.to()).is_none()
+                                && !f.won[winner.index()]
+                                    .get(super::super::quiet_child(layout, at, m))
+                                && match hit {
+                                    Hit::Check => !pos.gives_check(m),
+                                    Hit::Attack => !crate::game::threat::is_attack(&pos, m),
+                                }
+                        });
+                        let mut played = pos.clone();
+                        assert_eq!(f.escapes(&mut played, at, hit), want, "{pos} {hit:?}");
+                        // (each move is taken back)
+                        assert_eq!(played, pos);
+                        if want {
+                            found += 1;
+                        } else {
+                            none += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        // (both answers occur: the test says something)
+        assert!(
+            found > 1000 && none > 100 && traps > 0,
+            "{found} {none} {traps}"
+        );
     }
 
     /// The same cycles as the generator's own test, the verifier's fixpoint on its own.
