@@ -37,9 +37,9 @@ impl Hit {
     }
 }
 
-/// What a sweep asks of each move besides where it leads: nothing (the attractor), or
-/// whether it is a hit of the kind given, for the moves into positions not won and (when
-/// `into` is given) in that set. A move into a won position needs no more: every test
+/// What a sweep asks of each move besides where it leads: whether it is a hit of the kind
+/// given (nothing, without one), for the moves into positions not won and (when `into` is
+/// given) in that set. A move into a won position needs no more: every test
 /// looks at `won` first.
 #[derive(Clone, Copy)]
 struct Ask<'b> {
@@ -48,11 +48,6 @@ struct Ask<'b> {
 }
 
 impl Ask<'_> {
-    const WHERE: Ask<'static> = Ask {
-        hit: None,
-        into: None,
-    };
-
     fn hits(hit: Hit) -> Ask<'static> {
         Ask {
             hit: Some(hit),
@@ -355,13 +350,12 @@ impl Fixpoint<'_> {
         pos: &Position,
         at: (u64, &[Square]),
         out: &mut Vec<Child>,
-        list: &mut MoveList,
         ask: Ask,
     ) -> Result<(), TableError> {
         let layout = self.table.layout();
         let next = !pos.turn();
-        list.clear();
-        pos.pseudo_moves(list);
+        let mut list = MoveList::new();
+        pos.pseudo_moves(&mut list);
         let legality = pos.legality_against(self.kinds[(!pos.turn()).index()]);
         for &m in list.iter() {
             if !legality.move_is_legal(pos, m) {
@@ -427,30 +421,88 @@ impl Fixpoint<'_> {
             let changed = AtomicBool::new(false);
             for turn in Color::ALL {
                 let won = &self.won[turn.index()];
-                self.sweep_in(
-                    turn,
-                    Some(&self.claimed[turn.index()]),
-                    None,
-                    Ask::WHERE,
-                    |i, children| {
-                        let forced = if turn == self.winner {
-                            children.iter().any(|c| c.won)
-                        } else {
-                            !children.is_empty() && children.iter().all(|c| c.won)
-                        };
-                        if forced {
-                            won.set(i);
+                let only = Some(&self.claimed[turn.index()]);
+                self.each_position(turn, only, SubTables::new, |pos, at, subs| {
+                    match self.forced(pos, at, subs) {
+                        Ok(true) => {
+                            won.set(at.0);
                             if !changed.load(Relaxed) {
                                 changed.store(true, Relaxed);
                             }
                         }
-                    },
-                );
+                        Ok(false) => {}
+                        Err(e) => self.fail(e),
+                    }
+                });
             }
             if !changed.load(Relaxed) {
                 return;
             }
         }
+    }
+
+    /// Whether the position is forced into a win now: the winner to move has a legal move
+    /// into a position won, the loser's every legal move (one at least) leads into one.
+    /// Quiet moves first, read as [`Self::escapes`] reads them (the first that decides
+    /// ends the look); a capture's value from its sub-table through the probing path.
+    fn forced(
+        &self,
+        pos: &mut Position,
+        (index, squares): (u64, &[Square]),
+        subs: &mut SubTables,
+    ) -> Result<bool, TableError> {
+        let layout = self.table.layout();
+        let turn = pos.turn();
+        let attacker = turn == self.winner;
+        let won = &self.won[(!turn).index()];
+        let theirs = self.table.sides_checked()[(!turn).index()];
+        let occupied = pos.occupancy();
+        let mut any = false;
+        let mut captures = Vec::new();
+        for (slot, (&from, piece)) in squares.iter().zip(layout.pieces()).enumerate() {
+            if piece.color != turn {
+                continue;
+            }
+            let (mut quiet, mut takes) = pos.targets(from.index(), occupied);
+            while takes != 0 {
+                let to = takes.trailing_zeros() as u8;
+                takes &= takes - 1;
+                captures.push(Move::new(from, Square::new_unchecked(to)));
+            }
+            if quiet == 0 {
+                continue;
+            }
+            let moves = layout.slot_moves(index, squares, slot);
+            while quiet != 0 {
+                let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
+                quiet &= quiet - 1;
+                let child = moves.index_to(to);
+                // (an illegal move leads to an entry marked so, checked entry by entry)
+                if theirs[child as usize] == code::ILLEGAL {
+                    continue;
+                }
+                any = true;
+                if won.get(child) == attacker {
+                    return Ok(attacker);
+                }
+            }
+        }
+        let legality = pos.legality_against(self.kinds[(!turn).index()]);
+        for m in captures {
+            if !legality.move_is_legal(pos, m) {
+                continue;
+            }
+            any = true;
+            let undo = pos.play_unchecked(m);
+            let v = subs.probe(self.tb, pos);
+            pos.undo(m, undo);
+            let v = v?;
+            let into_win = if attacker { v.is_loss() } else { v.is_win() };
+            if into_win == attacker {
+                return Ok(attacker);
+            }
+        }
+        Ok(!attacker && any)
     }
 }
 
@@ -484,6 +536,30 @@ impl Graph for Fixpoint<'_> {
         ask: Ask,
         f: impl Fn(u64, &[Child]) + Sync,
     ) {
+        self.each_position(turn, only, Vec::new, |pos, at, children| {
+            if cornered.is_some_and(|hit| self.escapes(pos, at, hit)) {
+                return;
+            }
+            children.clear();
+            match self.children(pos, at, children, ask) {
+                Ok(()) => f(at.0, children),
+                Err(e) => self.fail(e),
+            }
+        });
+    }
+}
+
+impl Fixpoint<'_> {
+    /// Calls `f` with every legal position of `turn` not yet won (of `only`, when given),
+    /// set up, with its entry and the pieces' points, in parallel; `scratch` makes each
+    /// thread's own scratch space.
+    fn each_position<T: Send>(
+        &self,
+        turn: Color,
+        only: Option<&Bits>,
+        scratch: impl Fn() -> T + Sync + Send,
+        f: impl Fn(&mut Position, (u64, &[Square]), &mut T) + Sync,
+    ) {
         let layout = self.table.layout();
         let n = layout.pieces().len();
         let chunks = layout.size().div_ceil(CHUNK);
@@ -492,11 +568,10 @@ impl Graph for Fixpoint<'_> {
                 (
                     [Square::new(0).expect("a0"); MAX_PIECES],
                     Position::scratch(),
-                    Vec::new(),
-                    MoveList::new(),
+                    scratch(),
                 )
             },
-            |(squares, pos, children, list), chunk| {
+            |(squares, pos, mine), chunk| {
                 let start = chunk * CHUNK;
                 let end = (start + CHUNK).min(layout.size());
                 let mut decode = DecodeCache::default();
@@ -527,19 +602,15 @@ impl Graph for Fixpoint<'_> {
                     let before = on_board.as_ref().map(|b| &b[..n]);
                     pos.replace_placement(layout.pieces(), before, &squares[..n], turn);
                     on_board = Some(*squares);
-                    if cornered.is_some_and(|hit| self.escapes(pos, (i, &squares[..n]), hit)) {
-                        continue;
-                    }
-                    children.clear();
-                    if let Err(e) = self.children(pos, (i, &squares[..n]), children, list, ask) {
-                        let mut slot = self.failure.lock().expect("lock");
-                        slot.get_or_insert(e);
-                        return;
-                    }
-                    f(i, children);
+                    f(pos, (i, &squares[..n]), mine);
                 }
             },
         );
+    }
+
+    /// Keeps the first failure.
+    fn fail(&self, e: TableError) {
+        self.failure.lock().expect("lock").get_or_insert(e);
     }
 }
 
@@ -708,13 +779,14 @@ mod tests {
     /// position not won that is no hit), for each side as the loser, on every legal entry
     /// of two endgames built under the whole rule (KRKN has verdicts by rule; in KNKA the
     /// advisor's side never checks, but may chase); and the traps of perpetual check and of
-    /// 长打 found from one look at the loser's positions are those found one by one.
+    /// 长打 found from one look at the loser's positions are those found one by one; and the
+    /// attractor's quick look calls a position forced exactly where its successors do.
     #[test]
     fn an_escape_is_what_the_legal_moves_say() {
         let dir = std::env::temp_dir().join(format!("canju-escapes-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let tb = Tablebase::with_rules(&dir, crate::tablebase::Rules::Asian);
-        let (mut found, mut none, mut traps) = (0, 0, 0);
+        let (mut found, mut none, mut traps, mut forced) = (0, 0, 0, 0);
         for sig in ["KRKN", "KNKA"] {
             let m: crate::game::material::Material = sig.parse().unwrap();
             crate::tablebase::build::build(
@@ -743,6 +815,33 @@ mod tests {
                     members(&greatest_trap(&f, winner, Hit::Attack))
                 );
                 traps += check.count() + attack.count();
+                // the attractor's quick look says "forced" exactly where the successors do,
+                // once the trap of perpetual check is won
+                f.won[(!winner).index()].add(&check);
+                let mut squares = [Square::new(0).unwrap(); MAX_PIECES];
+                let mut subs = SubTables::new();
+                for turn in Color::ALL {
+                    for i in 0..layout.size() {
+                        if table.code_of_checked(turn, i) == code::ILLEGAL
+                            || f.won[turn.index()].get(i)
+                            || layout.squares(i, &mut squares).is_none()
+                        {
+                            continue;
+                        }
+                        let mut pos = layout.position(i, turn).unwrap();
+                        let at = (i, &squares[..n]);
+                        let mut children = Vec::new();
+                        f.children(&pos, at, &mut children, Ask::hits(Hit::Check))
+                            .unwrap();
+                        let want = if turn == winner {
+                            children.iter().any(|c| c.won)
+                        } else {
+                            !children.is_empty() && children.iter().all(|c| c.won)
+                        };
+                        assert_eq!(f.forced(&mut pos, at, &mut subs).unwrap(), want, "{pos}");
+                        forced += u32::from(want);
+                    }
+                }
                 let loser = !winner;
                 let mut squares = [Square::new(0).unwrap(); MAX_PIECES];
                 for i in 0..layout.size() {
@@ -781,8 +880,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         // (both answers occur: the test says something)
         assert!(
-            found > 1000 && none > 100 && traps > 0,
-            "{found} {none} {traps}"
+            found > 1000 && none > 100 && traps > 0 && forced > 100,
+            "{found} {none} {traps} {forced}"
         );
     }
 
