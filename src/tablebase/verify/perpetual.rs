@@ -324,18 +324,7 @@ impl Fixpoint<'_> {
                     Hit::Check => !pos.gives_check(m),
                     // (made and taken back in place; a threat of mate is looked for only
                     // where the table says the mover, to move again, wins in one ply)
-                    Hit::Attack => {
-                        let against = self.kinds[turn.index()];
-                        let one_ply = self.table.code_of_checked(turn, child) == code::decided(1);
-                        crate::game::threat::quiet_hit_knowing(
-                            pos,
-                            m,
-                            |after| after.in_check_against(!turn, against),
-                            Some((true, |threat: &mut Position| {
-                                one_ply && crate::game::threat::mates_in_one(threat)
-                            })),
-                        ) == Some(false)
-                    }
+                    Hit::Attack => self.quiet_attack(pos, m, child) == Some(false),
                 };
                 if escape {
                     return true;
@@ -345,49 +334,94 @@ impl Fixpoint<'_> {
         false
     }
 
+    /// The successors of the position, classified as `ask` says: quiet moves read as
+    /// [`Self::escapes`] reads them, then the legal captures, valued through the probing
+    /// path.
     fn children(
         &self,
-        pos: &Position,
-        at: (u64, &[Square]),
+        pos: &mut Position,
+        (index, squares): (u64, &[Square]),
         out: &mut Vec<Child>,
         ask: Ask,
     ) -> Result<(), TableError> {
         let layout = self.table.layout();
-        let next = !pos.turn();
-        let mut list = MoveList::new();
-        pos.pseudo_moves(&mut list);
-        let legality = pos.legality_against(self.kinds[(!pos.turn()).index()]);
-        for &m in list.iter() {
+        let turn = pos.turn();
+        let next = !turn;
+        let won_next = &self.won[next.index()];
+        let theirs = self.table.sides_checked()[next.index()];
+        let occupied = pos.occupancy();
+        let mut captures = MoveList::new();
+        for (slot, (&from, piece)) in squares.iter().zip(layout.pieces()).enumerate() {
+            if piece.color != turn {
+                continue;
+            }
+            let (mut quiet, mut takes) = pos.targets(from.index(), occupied);
+            while takes != 0 {
+                let to = takes.trailing_zeros() as u8;
+                takes &= takes - 1;
+                captures.push(Move::new(from, Square::new_unchecked(to)));
+            }
+            if quiet == 0 {
+                continue;
+            }
+            let moves = layout.slot_moves(index, squares, slot);
+            while quiet != 0 {
+                let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
+                quiet &= quiet - 1;
+                let ci = moves.index_to(to);
+                // (an illegal move leads to an entry marked so, checked entry by entry)
+                if theirs[ci as usize] == code::ILLEGAL {
+                    continue;
+                }
+                let won = won_next.get(ci);
+                let m = Move::new(from, to);
+                let (checks, attacks) = match ask.classify(Some(ci)).filter(|_| !won) {
+                    None => (false, false),
+                    Some(Hit::Attack) if self.rules == crate::tablebase::Rules::Asian => {
+                        match self.quiet_attack(pos, m, ci) {
+                            None => (true, true),
+                            Some(attack) => (false, attack),
+                        }
+                    }
+                    Some(_) => {
+                        let checks = pos.gives_check(m);
+                        (checks, checks)
+                    }
+                };
+                out.push(Child {
+                    won,
+                    index: Some(ci),
+                    checks,
+                    attacks,
+                });
+            }
+        }
+        let legality = pos.legality_against(self.kinds[next.index()]);
+        for &m in captures.iter() {
             if !legality.move_is_legal(pos, m) {
                 continue;
             }
-            let (won, index) = if pos.piece_at(m.to()).is_some() {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                let v = self.tb.probe(&child)?;
-                let won = if next == self.winner {
-                    v.is_win()
-                } else {
-                    v.is_loss()
-                };
-                (won, None)
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let v = self.tb.probe(&child)?;
+            let won = if next == self.winner {
+                v.is_win()
             } else {
-                let ci = super::quiet_child(layout, at, m);
-                (self.won[next.index()].get(ci), Some(ci))
+                v.is_loss()
             };
             let (mut checks, mut attacks) = (false, false);
-            if let Some(hit) = ask.classify(index).filter(|_| !won) {
+            if let Some(hit) = ask.classify(None).filter(|_| !won) {
                 // (the rules engine's test on the board as it would stand; the generator
                 // plays the move and asks whether the general is attacked)
                 checks = pos.gives_check(m);
                 attacks = checks
                     || hit == Hit::Attack
                         && self.rules == crate::tablebase::Rules::Asian
-                        && self.is_attack(pos, m, index);
+                        && crate::game::threat::is_attack(pos, m);
             }
             out.push(Child {
                 won,
-                index,
+                index: None,
                 checks,
                 attacks,
             });
@@ -395,17 +429,22 @@ impl Fixpoint<'_> {
         Ok(())
     }
 
-    /// Whether the move `m` of `pos`, which does not check, is 打 all the same (杀 or 捉),
-    /// `index` the entry of a quiet move's position: a threat of mate is looked for only
-    /// where the mover, to move again there, wins in one ply by the table, whose distances
-    /// the entry-by-entry check has proved already.
-    fn is_attack(&self, pos: &Position, m: Move, index: Option<u64>) -> bool {
-        match index {
-            Some(i) => crate::game::threat::is_attack_knowing(pos, m, |_| {
-                self.table.code_of_checked(pos.turn(), i) == code::decided(1)
-            }),
-            None => crate::game::threat::is_attack(pos, m),
-        }
+    /// What the legal quiet move `m` of `pos`, into entry `child`, is: `None` when it
+    /// checks, else whether it is 打 all the same (杀 or 捉). Made and taken back in place;
+    /// a threat of mate is looked for only where the mover, to move again there, wins in
+    /// one ply by the table, whose distances the entry-by-entry check has proved already.
+    fn quiet_attack(&self, pos: &mut Position, m: Move, child: u64) -> Option<bool> {
+        let turn = pos.turn();
+        let against = self.kinds[turn.index()];
+        let one_ply = self.table.code_of_checked(turn, child) == code::decided(1);
+        crate::game::threat::quiet_hit_knowing(
+            pos,
+            m,
+            |after| after.in_check_against(!turn, against),
+            Some((true, |threat: &mut Position| {
+                one_ply && crate::game::threat::mates_in_one(threat)
+            })),
+        )
     }
 
     /// Adds, until nothing changes, the winner's positions with a move into a won one and
@@ -780,7 +819,9 @@ mod tests {
     /// of two endgames built under the whole rule (KRKN has verdicts by rule; in KNKA the
     /// advisor's side never checks, but may chase); and the traps of perpetual check and of
     /// 长打 found from one look at the loser's positions are those found one by one; and the
-    /// attractor's quick look calls a position forced exactly where its successors do.
+    /// attractor's quick look calls a position forced exactly where its successors do, and
+    /// the sweeps' successors are the legal moves' (each classified as the rules engine
+    /// classifies it).
     #[test]
     fn an_escape_is_what_the_legal_moves_say() {
         let dir = std::env::temp_dir().join(format!("canju-escapes-{}", std::process::id()));
@@ -830,13 +871,48 @@ mod tests {
                         }
                         let mut pos = layout.position(i, turn).unwrap();
                         let at = (i, &squares[..n]);
+                        // the successors by the rules engine's legal moves, classified as
+                        // the sweep of the trap of 长打 asks
+                        let next = !turn;
+                        let mut reference: Vec<_> = pos
+                            .legal_moves()
+                            .iter()
+                            .map(|&m| {
+                                let (won, index) = if pos.piece_at(m.to()).is_some() {
+                                    let mut child = pos.clone();
+                                    child.play_unchecked(m);
+                                    let v = tb.probe(&child).unwrap();
+                                    (
+                                        if next == winner {
+                                            v.is_win()
+                                        } else {
+                                            v.is_loss()
+                                        },
+                                        None,
+                                    )
+                                } else {
+                                    let ci = super::super::quiet_child(layout, at, m);
+                                    (f.won[next.index()].get(ci), Some(ci))
+                                };
+                                let checks = !won && pos.gives_check(m);
+                                let attacks = !won && crate::game::threat::is_attack(&pos, m);
+                                (index, won, checks, attacks)
+                            })
+                            .collect();
                         let mut children = Vec::new();
-                        f.children(&pos, at, &mut children, Ask::hits(Hit::Check))
+                        f.children(&mut pos.clone(), at, &mut children, Ask::hits(Hit::Attack))
                             .unwrap();
+                        let mut quick: Vec<_> = children
+                            .iter()
+                            .map(|c| (c.index, c.won, c.checks, c.attacks))
+                            .collect();
+                        reference.sort_unstable();
+                        quick.sort_unstable();
+                        assert_eq!(quick, reference, "{pos}");
                         let want = if turn == winner {
-                            children.iter().any(|c| c.won)
+                            reference.iter().any(|c| c.1)
                         } else {
-                            !children.is_empty() && children.iter().all(|c| c.won)
+                            !reference.is_empty() && reference.iter().all(|c| c.1)
                         };
                         assert_eq!(f.forced(&mut pos, at, &mut subs).unwrap(), want, "{pos}");
                         forced += u32::from(want);
