@@ -128,7 +128,7 @@ fn check_numbered(
         if let Some(t) = &trap {
             f.won[loser.index()].add(t);
         }
-        f.attract();
+        f.attract(level);
         f.failed()?;
         // every position won in this stage holds a verdict by rule at this level (looked
         // for entry by entry only where the stage won something)
@@ -455,29 +455,52 @@ impl Fixpoint<'_> {
     /// entry-by-entry check, whose one-ply minimax over the stored values would have given a
     /// win. What the sweeps establish is that every claimed win is forced, stage by stage,
     /// and not held up by a cycle of claims.
-    fn attract(&self) {
+    fn attract(&self, level: u32) {
+        // the entries claimed at this stage's level first, until nothing changes there;
+        // then one sweep of every claim, which on a right table changes nothing more (the
+        // claims only order the sweeps: the fixpoint is every claim's)
+        let size = self.table.layout().size();
+        let sides = self.table.sides_checked();
+        let focus = [Bits::new(size), Bits::new(size)];
+        for turn in Color::ALL {
+            let (claimed, codes) = (&self.claimed[turn.index()], sides[turn.index()]);
+            (0..size).into_par_iter().for_each(|i| {
+                if claimed.get(i) && code::rule_level(codes[i as usize]) == level {
+                    focus[turn.index()].set(i);
+                }
+            });
+        }
         loop {
-            let changed = AtomicBool::new(false);
-            for turn in Color::ALL {
-                let won = &self.won[turn.index()];
-                let only = Some(&self.claimed[turn.index()]);
-                self.each_position(turn, only, SubTables::new, |pos, at, subs| {
-                    match self.forced(pos, at, subs) {
-                        Ok(true) => {
-                            won.set(at.0);
-                            if !changed.load(Relaxed) {
-                                changed.store(true, Relaxed);
-                            }
-                        }
-                        Ok(false) => {}
-                        Err(e) => self.fail(e),
-                    }
-                });
-            }
-            if !changed.load(Relaxed) {
+            while self.attract_sweep(&focus) {}
+            if !self.attract_sweep(&self.claimed) {
                 return;
             }
         }
+    }
+
+    /// One sweep of the attractor over the positions of `only` (per side to move) not won
+    /// yet: whether it won any.
+    fn attract_sweep(&self, only: &[Bits; 2]) -> bool {
+        let changed = AtomicBool::new(false);
+        for turn in Color::ALL {
+            let won = &self.won[turn.index()];
+            self.each_position(
+                turn,
+                Some(&only[turn.index()]),
+                SubTables::new,
+                |pos, at, subs| match self.forced(pos, at, subs) {
+                    Ok(true) => {
+                        won.set(at.0);
+                        if !changed.load(Relaxed) {
+                            changed.store(true, Relaxed);
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(e) => self.fail(e),
+                },
+            );
+        }
+        changed.load(Relaxed)
     }
 
     /// Whether the position is forced into a win now: the winner to move has a legal move
