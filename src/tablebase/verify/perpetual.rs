@@ -297,41 +297,66 @@ impl Fixpoint<'_> {
     /// engine entry by entry before); the hit is the rules engine's test on the board as
     /// it would stand (the other general is not attacked in a legal entry, as that test
     /// needs).
-    fn escapes(&self, pos: &mut Position, (index, squares): (u64, &[Square]), hit: Hit) -> bool {
+    fn escapes(&self, pos: &mut Position, at: (u64, &[Square]), hit: Hit) -> bool {
+        let won = &self.won[(!pos.turn()).index()];
+        !self.each_quiet(pos, at, None, |pos, m, child| {
+            if won.get(child) {
+                return true;
+            }
+            let escape = match hit {
+                Hit::Check => !pos.gives_check(m),
+                // (made and taken back in place; a threat of mate is looked for only
+                // where the table says the mover, to move again, wins in one ply)
+                Hit::Attack => self.quiet_attack(pos, m, child) == Some(false),
+            };
+            !escape
+        })
+    }
+
+    /// Calls `quiet` with each legal quiet move of the side to move in `pos` and the entry
+    /// it leads to, until it returns false (then false): piece by piece from the rules
+    /// engine's target points, each entry from the index, and a move legal exactly when its
+    /// entry is not marked illegal (every mark was checked against the rules engine entry
+    /// by entry before). The pseudo-legal captures go to `captures`, when given.
+    fn each_quiet(
+        &self,
+        pos: &mut Position,
+        (index, squares): (u64, &[Square]),
+        mut captures: Option<&mut MoveList>,
+        mut quiet: impl FnMut(&mut Position, Move, u64) -> bool,
+    ) -> bool {
         let layout = self.table.layout();
         let turn = pos.turn();
-        let won = &self.won[(!turn).index()];
         let theirs = self.table.sides_checked()[(!turn).index()];
         let occupied = pos.occupancy();
         for (slot, (&from, piece)) in squares.iter().zip(layout.pieces()).enumerate() {
             if piece.color != turn {
                 continue;
             }
-            let (mut quiet, _) = pos.targets(from.index(), occupied);
-            if quiet == 0 {
+            let (mut targets, mut takes) = pos.targets(from.index(), occupied);
+            if let Some(list) = captures.as_deref_mut() {
+                while takes != 0 {
+                    let to = Square::new_unchecked(takes.trailing_zeros() as u8);
+                    takes &= takes - 1;
+                    list.push(Move::new(from, to));
+                }
+            }
+            if targets == 0 {
                 continue;
             }
             let moves = layout.slot_moves(index, squares, slot);
-            while quiet != 0 {
-                let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
-                quiet &= quiet - 1;
+            while targets != 0 {
+                let to = Square::new_unchecked(targets.trailing_zeros() as u8);
+                targets &= targets - 1;
                 let child = moves.index_to(to);
-                if won.get(child) || theirs[child as usize] == code::ILLEGAL {
-                    continue;
-                }
-                let m = Move::new(from, to);
-                let escape = match hit {
-                    Hit::Check => !pos.gives_check(m),
-                    // (made and taken back in place; a threat of mate is looked for only
-                    // where the table says the mover, to move again, wins in one ply)
-                    Hit::Attack => self.quiet_attack(pos, m, child) == Some(false),
-                };
-                if escape {
-                    return true;
+                if theirs[child as usize] != code::ILLEGAL
+                    && !quiet(pos, Move::new(from, to), child)
+                {
+                    return false;
                 }
             }
         }
-        false
+        true
     }
 
     /// The successors of the position, classified as `ask` says: quiet moves read as
@@ -340,62 +365,36 @@ impl Fixpoint<'_> {
     fn children(
         &self,
         pos: &mut Position,
-        (index, squares): (u64, &[Square]),
+        at: (u64, &[Square]),
         out: &mut Vec<Child>,
         ask: Ask,
     ) -> Result<(), TableError> {
-        let layout = self.table.layout();
-        let turn = pos.turn();
-        let next = !turn;
+        let next = !pos.turn();
         let won_next = &self.won[next.index()];
-        let theirs = self.table.sides_checked()[next.index()];
-        let occupied = pos.occupancy();
         let mut captures = MoveList::new();
-        for (slot, (&from, piece)) in squares.iter().zip(layout.pieces()).enumerate() {
-            if piece.color != turn {
-                continue;
-            }
-            let (mut quiet, mut takes) = pos.targets(from.index(), occupied);
-            while takes != 0 {
-                let to = takes.trailing_zeros() as u8;
-                takes &= takes - 1;
-                captures.push(Move::new(from, Square::new_unchecked(to)));
-            }
-            if quiet == 0 {
-                continue;
-            }
-            let moves = layout.slot_moves(index, squares, slot);
-            while quiet != 0 {
-                let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
-                quiet &= quiet - 1;
-                let ci = moves.index_to(to);
-                // (an illegal move leads to an entry marked so, checked entry by entry)
-                if theirs[ci as usize] == code::ILLEGAL {
-                    continue;
+        self.each_quiet(pos, at, Some(&mut captures), |pos, m, ci| {
+            let won = won_next.get(ci);
+            let (checks, attacks) = match ask.classify(Some(ci)).filter(|_| !won) {
+                None => (false, false),
+                Some(Hit::Attack) if self.rules == crate::tablebase::Rules::Asian => {
+                    match self.quiet_attack(pos, m, ci) {
+                        None => (true, true),
+                        Some(attack) => (false, attack),
+                    }
                 }
-                let won = won_next.get(ci);
-                let m = Move::new(from, to);
-                let (checks, attacks) = match ask.classify(Some(ci)).filter(|_| !won) {
-                    None => (false, false),
-                    Some(Hit::Attack) if self.rules == crate::tablebase::Rules::Asian => {
-                        match self.quiet_attack(pos, m, ci) {
-                            None => (true, true),
-                            Some(attack) => (false, attack),
-                        }
-                    }
-                    Some(_) => {
-                        let checks = pos.gives_check(m);
-                        (checks, checks)
-                    }
-                };
-                out.push(Child {
-                    won,
-                    index: Some(ci),
-                    checks,
-                    attacks,
-                });
-            }
-        }
+                Some(_) => {
+                    let checks = pos.gives_check(m);
+                    (checks, checks)
+                }
+            };
+            out.push(Child {
+                won,
+                index: Some(ci),
+                checks,
+                attacks,
+            });
+            true
+        });
         let legality = pos.legality_against(self.kinds[next.index()]);
         for &m in captures.iter() {
             if !legality.move_is_legal(pos, m) {
@@ -510,47 +509,23 @@ impl Fixpoint<'_> {
     fn forced(
         &self,
         pos: &mut Position,
-        (index, squares): (u64, &[Square]),
+        at: (u64, &[Square]),
         subs: &mut SubTables,
     ) -> Result<bool, TableError> {
-        let layout = self.table.layout();
         let turn = pos.turn();
         let attacker = turn == self.winner;
         let won = &self.won[(!turn).index()];
-        let theirs = self.table.sides_checked()[(!turn).index()];
-        let occupied = pos.occupancy();
         let mut any = false;
-        let mut captures = Vec::new();
-        for (slot, (&from, piece)) in squares.iter().zip(layout.pieces()).enumerate() {
-            if piece.color != turn {
-                continue;
-            }
-            let (mut quiet, mut takes) = pos.targets(from.index(), occupied);
-            while takes != 0 {
-                let to = takes.trailing_zeros() as u8;
-                takes &= takes - 1;
-                captures.push(Move::new(from, Square::new_unchecked(to)));
-            }
-            if quiet == 0 {
-                continue;
-            }
-            let moves = layout.slot_moves(index, squares, slot);
-            while quiet != 0 {
-                let to = Square::new_unchecked(quiet.trailing_zeros() as u8);
-                quiet &= quiet - 1;
-                let child = moves.index_to(to);
-                // (an illegal move leads to an entry marked so, checked entry by entry)
-                if theirs[child as usize] == code::ILLEGAL {
-                    continue;
-                }
-                any = true;
-                if won.get(child) == attacker {
-                    return Ok(attacker);
-                }
-            }
+        let mut captures = MoveList::new();
+        let undecided = self.each_quiet(pos, at, Some(&mut captures), |_, _, child| {
+            any = true;
+            won.get(child) != attacker
+        });
+        if !undecided {
+            return Ok(attacker);
         }
         let legality = pos.legality_against(self.kinds[(!turn).index()]);
-        for m in captures {
+        for &m in captures.iter() {
             if !legality.move_is_legal(pos, m) {
                 continue;
             }
