@@ -287,21 +287,27 @@ impl Position {
     /// check, can only expose the general: it leaves a file or rank of a chariot or cannon,
     /// or the file between the generals, or the leg of a horse that stands where it would
     /// attack the general; or it becomes a cannon's screen. It never lets a soldier attack.
-    /// So the sensitive points are the general, its lines when the other side has chariots
-    /// or cannons (else the points between the generals on one file), and the legs of the
-    /// horses actually aimed at it.
+    /// So the sensitive points are the general, the half-lines from it where one move can
+    /// open a line (see [`Position::open_able_lines`]), and the legs of the horses actually
+    /// aimed at it.
     #[inline]
     pub fn legality_knowing(&self, kinds: Attackers, in_check: bool) -> Legality {
         debug_assert_eq!(in_check, self.in_check_against(self.turn, kinds));
         let us = self.turn;
         let g = self.generals[us.index()].index();
         let mut sensitive = point_bit(g);
-        if kinds.sliders {
-            sensitive |= MASKS.lines[g];
+        if in_check {
+            // every move is looked at closely: the points do not matter
+        } else if kinds.sliders {
+            sensitive |= self.open_able_lines(g, us);
         } else {
             let eg = self.generals[(!us).index()].index();
             if eg % 9 == g % 9 {
-                sensitive |= between(g, eg);
+                let between = between(g, eg);
+                // with two or more pieces between, one move leaves one at least
+                if (between & self.occupancy()).count_ones() == 1 {
+                    sensitive |= between;
+                }
             }
         }
         if kinds.horses {
@@ -317,6 +323,46 @@ impl Position {
             sensitive,
             kinds,
         }
+    }
+
+    /// The half-lines from `us`'s general on `g` (not in check) along which one move of
+    /// `us` other than the general's can open an attack on it. A move changes the number of
+    /// pieces between the general and a piece on one of its half-lines by one at most (it
+    /// leaves the line, or comes onto it, or takes a piece on it from off it, which changes
+    /// nothing), and it never makes a piece of the other side. So only these can open:
+    /// a chariot, or the other general on the file, behind exactly one piece (the pinned
+    /// one leaves); a cannon with nothing between (a piece comes between and screens it);
+    /// a cannon behind two pieces (one of them leaves). A chariot right beside the line's
+    /// first point, or a cannon behind one screen, would be a check.
+    #[inline]
+    fn open_able_lines(&self, g: usize, us: Color) -> u128 {
+        let occupied = self.occupancy();
+        let mut lines = 0;
+        for (dir, &ray) in crate::game::attacks::RAYS[g].iter().enumerate() {
+            let mut blockers = ray & occupied;
+            let mut k = 0;
+            while blockers != 0 && k < 3 {
+                // north and east count up from the general, south and west down
+                let p = if dir % 2 == 0 {
+                    blockers.trailing_zeros() as usize
+                } else {
+                    127 - blockers.leading_zeros() as usize
+                };
+                blockers ^= point_bit(p);
+                if let Some(piece) = self.board[p]
+                    && piece.color != us
+                    && matches!(
+                        (piece.kind, k),
+                        (Kind::Cannon, 0 | 2) | (Kind::Chariot | Kind::General, 1)
+                    )
+                {
+                    lines |= ray;
+                    break;
+                }
+                k += 1;
+            }
+        }
+        lines
     }
 
     /// What tests this position's un-moves (see [`UnmoveLegality`]); `kinds` must include
@@ -714,14 +760,27 @@ impl Position {
         list.contains(&m) && self.is_legal_pseudo(m)
     }
 
-    /// The number of legal moves of the side to move.
+    /// The number of legal moves of the side to move, counted from the targets' bits
+    /// without listing the moves (as [`Position::count_legal_quiet_moves_against`] does).
     pub fn count_legal_moves(&self) -> usize {
-        let mut list = MoveList::new();
-        self.pseudo_moves(&mut list);
-        let legality = self.legality();
-        list.iter()
-            .filter(|&&m| legality.move_is_legal(self, m))
-            .count()
+        self.count_legal_moves_with(&self.legality())
+    }
+
+    /// [`Position::count_legal_moves`] with this position's [`Legality`].
+    #[inline]
+    pub fn count_legal_moves_with(&self, legality: &Legality) -> usize {
+        let occupied = self.occupancy();
+        squares_of(self.occupied[self.turn.index()])
+            .map(|from| {
+                let (quiet, captures) = self.targets(from.index(), occupied);
+                let targets = quiet | captures;
+                let sure = legality.surely_legal(from, targets);
+                let checked = squares_of(targets & !sure)
+                    .filter(|&to| self.is_legal_pseudo_against(Move::new(from, to), legality.kinds))
+                    .count();
+                sure.count_ones() as usize + checked
+            })
+            .sum()
     }
 
     /// The number of legal moves of the side to move that capture nothing, counted from
@@ -1282,6 +1341,11 @@ mod tests {
             "3akab2/9/4b1N2/2N6/9/9/9/4B4/4A4/3AK4 w - - 0 1",
             "2bak4/4a4/3N5/2N6/9/9/4p4/9/4n4/3K5 b - - 0 1",
             "4k4/9/9/9/2n1n4/9/9/3A1A3/4K4/9 w - - 0 1",
+            // chariots and cannons stacked on the generals' file and ranks: pins behind
+            // one piece, cannons behind none or two
+            "2bakab2/9/2n1c1n2/p1p1r1p1p/9/9/P1P1R1P1P/2N1C1N2/9/2BAKAB2 w - - 0 1",
+            "4k4/4a4/4c4/9/4r4/9/4R4/4C4/4A4/4K4 w - - 0 1",
+            "3k5/4a4/9/c2C1r3/9/9/3R5/3c5/9/R2K1n3 w - - 0 1",
         ];
         let (mut positions, mut moves, mut unmoves, mut pinned) = (0, 0, 0, 0);
         random_play(&starts, 0x51a3_9d2c_77e1_0b4f, (30, 60), |pos| {

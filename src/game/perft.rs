@@ -8,15 +8,13 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let mut list = MoveList::new();
-    pos.pseudo_moves(&mut list);
     let legality = pos.legality();
     if depth == 1 {
-        return list
-            .iter()
-            .filter(|&&m| legality.move_is_legal(pos, m))
-            .count() as u64;
+        // the last ply's moves are counted from the targets' bits, not listed
+        return pos.count_legal_moves_with(&legality) as u64;
     }
+    let mut list = MoveList::new();
+    pos.pseudo_moves(&mut list);
     let mut nodes = 0;
     for &m in list.iter() {
         if legality.move_is_legal(pos, m) {
