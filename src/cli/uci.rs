@@ -68,6 +68,8 @@ struct Limits {
     time_left: Option<Duration>,
     increment: Duration,
     infinite: bool,
+    /// `go ponder`: the search runs, and `bestmove` waits for `ponderhit` or `stop`.
+    ponder: bool,
     nodes: Option<u64>,
 }
 
@@ -84,10 +86,11 @@ impl Limits {
             let word = words[i];
             let takes_number = NUMBERED.contains(&word);
             if !takes_number {
-                // (searchmoves, ponder: not supported; the words after searchmoves are
-                // moves)
-                if word == "infinite" {
-                    l.infinite = true;
+                // (the words after searchmoves are moves, read by `search_moves`)
+                match word {
+                    "infinite" => l.infinite = true,
+                    "ponder" => l.ponder = true,
+                    _ => {}
                 }
                 i += 1;
                 continue;
@@ -160,6 +163,8 @@ struct Settings {
 struct Stop {
     asked: Arc<AtomicBool>,
     search: Arc<AtomicBool>,
+    /// `ponderhit` came: a `go ponder` search answers when it is done.
+    ponderhit: Arc<AtomicBool>,
 }
 
 impl Stop {
@@ -243,6 +248,7 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
                     "option name TablebaseDir type string default {}",
                     settings.dir.display()
                 ));
+                out.send("option name Ponder type check default false");
                 out.send("option name Threads type spin default 1 min 1 max 256");
                 out.send("option name Hash type spin default 64 min 1 max 16384");
                 out.send(&format!(
@@ -259,9 +265,14 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
             "setoption" => {
                 finish(&mut search, &mut solver);
                 match set_option(&mut settings, &words[1..]) {
-                    Ok(hash_changed) => {
-                        if hash_changed {
+                    Ok(changed) => {
+                        if changed == Changed::Hash {
                             renew(&mut solver, settings.hash_mb);
+                        }
+                        if changed == Changed::Tables
+                            && let Some(note) = tables_note(&settings.dir, settings.rules)
+                        {
+                            out.send(&format!("info string {note}"));
                         }
                     }
                     Err(e) => out.send(&format!("info string {e}")),
@@ -283,11 +294,19 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
                         dropped.join(", ")
                     ));
                 }
+                let (first_moves, unknown) = search_moves(&pos, &words[1..]);
+                if !unknown.is_empty() {
+                    out.send(&format!(
+                        "info string go searchmoves: {} not legal here; searching the others",
+                        unknown.join(", ")
+                    ));
+                }
                 let stop = Stop::default();
                 let job = Job {
                     pos: pos.clone(),
                     history: history.clone(),
                     limits,
+                    first_moves,
                     tb: Tablebase::with_rules(&settings.dir, settings.rules),
                     threads: settings.threads,
                     stop: stop.clone(),
@@ -303,13 +322,19 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
                 search = Some(Search { stop, handle });
             }
             "stop" => finish(&mut search, &mut solver),
+            // the pondered move was played: the search goes on, and answers when done
+            "ponderhit" => {
+                if let Some(s) = &search {
+                    s.stop.ponderhit.store(true, Ordering::Relaxed);
+                }
+            }
             "quit" => break,
             "bye" => {
                 out.send("bye");
                 break;
             }
-            // (ponderhit, register, debug and the rest: nothing to do)
-            "ponderhit" | "register" | "debug" => {}
+            // (register, debug and the rest: nothing to do)
+            "register" | "debug" => {}
             other => out.send(&format!("info string unknown command: {other}")),
         }
     }
@@ -362,9 +387,59 @@ fn raw_tablebase_dir(line: &[u8]) -> Option<PathBuf> {
     }
 }
 
-/// `setoption name NAME value VALUE` (UCI) or `setoption NAME VALUE` (UCCI); whether the
-/// hash size changed.
-fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
+/// What a `setoption` changed that the engine must act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Changed {
+    /// The hash size: a new transposition table.
+    Hash,
+    /// The table directory or the rule set: which tables are read.
+    Tables,
+    Other,
+}
+
+/// What a GUI's user should know about the tables the engine would read from `dir` under
+/// `rules`: nothing when it holds one at least; else that the directory is missing, or
+/// holds none of this rule set (and which rule set it does hold tables of).
+fn tables_note(dir: &std::path::Path, rules: Rules) -> Option<String> {
+    use canju::tablebase::DirState;
+    let shown = dir.display();
+    match DirState::of(dir) {
+        DirState::Absent => {
+            return Some(format!(
+                "TablebaseDir {shown}: no such directory; the engine searches without tables"
+            ));
+        }
+        DirState::NotADirectory => {
+            return Some(format!(
+                "TablebaseDir {shown}: not a directory; the engine searches without tables"
+            ));
+        }
+        DirState::Present => {}
+    }
+    if Tablebase::with_rules(dir, rules).most_pieces_present() > 0 {
+        return None;
+    }
+    let others: Vec<&str> = Rules::ALL
+        .into_iter()
+        .filter(|&r| r != rules && Tablebase::with_rules(dir, r).most_pieces_present() > 0)
+        .map(Rules::name)
+        .collect();
+    Some(if others.is_empty() {
+        format!(
+            "TablebaseDir {shown}: no table in it (build some with `canju gen`); the engine searches without tables"
+        )
+    } else {
+        format!(
+            "TablebaseDir {shown}: no table of rules {} in it, only of rules {} (setoption name Rules value {}); the engine searches without tables",
+            rules.name(),
+            others.join(", "),
+            others[0]
+        )
+    })
+}
+
+/// `setoption name NAME value VALUE` (UCI) or `setoption NAME VALUE` (UCCI); what changed.
+fn set_option(s: &mut Settings, words: &[&str]) -> Result<Changed, String> {
     let (name, value) = match words.first() {
         Some(&"name") => {
             let at = words
@@ -385,16 +460,22 @@ fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
                 return Err("TablebaseDir: an empty path".to_string());
             }
             s.dir = PathBuf::from(value);
+            return Ok(Changed::Tables);
         }
         "threads" => s.threads = number_in(&value, 1, 256, "Threads")?,
         "hash" => {
             s.hash_mb = number_in(&value, 1, 16384, "Hash (MB)")?;
-            return Ok(true);
+            return Ok(Changed::Hash);
         }
-        "rules" => s.rules = value.parse().map_err(|e| format!("Rules: {e}"))?,
+        "rules" => {
+            s.rules = value.parse().map_err(|e| format!("Rules: {e}"))?;
+            return Ok(Changed::Tables);
+        }
+        // (the GUI says whether it will ponder; canju ponders when asked either way)
+        "ponder" => {}
         _ => return Err(format!("no option named '{name}'")),
     }
-    Ok(false)
+    Ok(Changed::Other)
 }
 
 /// An option's number, within `low..=high`.
@@ -439,12 +520,39 @@ fn read_game(words: &[&str]) -> Result<(Position, History), String> {
     Ok((pos, History::new(&start, &moves)))
 }
 
+/// Nodes a second, from nodes in `ms` milliseconds.
+fn nps(nodes: u64, ms: u128) -> u128 {
+    u128::from(nodes) * 1000 / ms.max(1)
+}
+
+/// The moves after `go … searchmoves` (up to the next word of `go`'s own), those legal
+/// here, and the words that are no legal move here.
+fn search_moves(pos: &Position, words: &[&str]) -> (Option<Vec<Move>>, Vec<String>) {
+    let Some(at) = words.iter().position(|&w| w == "searchmoves") else {
+        return (None, Vec::new());
+    };
+    let legal = pos.legal_moves();
+    let (mut moves, mut unknown) = (Vec::new(), Vec::new());
+    for &w in words[at + 1..]
+        .iter()
+        .take_while(|w| !NUMBERED.contains(w) && !OTHERS.contains(w))
+    {
+        match canju::notation::parse_move(pos, w) {
+            Ok(m) if legal.contains(&m) => moves.push(m),
+            _ => unknown.push(w.to_string()),
+        }
+    }
+    (Some(moves), unknown)
+}
+
 /// One `go`: everything the search thread needs.
 struct Job {
     pos: Position,
     /// The game's positions up to `pos`.
     history: History,
     limits: Limits,
+    /// `go searchmoves`: only these first moves.
+    first_moves: Option<Vec<Move>>,
     tb: Tablebase,
     threads: usize,
     stop: Stop,
@@ -454,8 +562,12 @@ struct Job {
 impl Job {
     fn think(&self, solver: &mut Solver) {
         let best = self.best_move(solver);
-        // `go infinite` answers only when told to stop
-        while self.limits.infinite && !self.stop.asked() {
+        // `go infinite` answers only when told to stop; `go ponder` when told to stop or
+        // that the pondered move was played
+        while (self.limits.infinite
+            || self.limits.ponder && !self.stop.ponderhit.load(Ordering::Relaxed))
+            && !self.stop.asked()
+        {
             std::thread::sleep(Duration::from_millis(2));
         }
         self.out.send(&match best {
@@ -502,11 +614,13 @@ impl Job {
         // the tables' moves less those the rule forbids after the game's history: the
         // tables value each position as if reached afresh, and a repetition of the game's
         // positions that completes a perpetual attack is not the mover's to play
-        let allowed = Path::table_moves(&self.tb, &self.history, pos)?;
+        let mut allowed = Path::table_moves(&self.tb, &self.history, pos)?;
+        allowed.retain(|r| self.searched(r.mv));
         let Some(first) = allowed.first().copied() else {
-            // every legal move completes a forbidden repetition: one must be played, and
-            // the side to move loses by the rule
-            let Some(m) = self.tb.rank_moves(pos)?.first().map(|r| r.mv) else {
+            // every legal move (searched) completes a forbidden repetition: one must be
+            // played, and the side to move loses by the rule
+            let ranked = self.tb.rank_moves(pos)?;
+            let Some(m) = ranked.iter().map(|r| r.mv).find(|&m| self.searched(m)) else {
                 return Ok(None);
             };
             self.out
@@ -518,7 +632,7 @@ impl Job {
             return Ok(Some(m));
         };
         let unrestricted = self.tb.rank_moves(pos)?;
-        if let Some(best) = unrestricted.first()
+        if let Some(best) = unrestricted.iter().find(|r| self.searched(r.mv))
             && best.mv != first.mv
             && best.value != first.value
         {
@@ -586,6 +700,11 @@ impl Job {
         Ok(line.first().copied())
     }
 
+    /// Whether `go` lets the search play `m` first (every move without `searchmoves`).
+    fn searched(&self, m: Move) -> bool {
+        self.first_moves.as_ref().is_none_or(|f| f.contains(&m))
+    }
+
     fn options(&self, max_moves: u32, time: Option<Duration>) -> Options {
         let mut o = Options::new(max_moves);
         o.rules = self.tb.rules();
@@ -614,11 +733,18 @@ impl Job {
             .build()
             .ok();
         let tb = Some(&self.tb);
-        let options = self.options(bound, budget);
-        let solved = match &pool {
-            Some(pool) => pool.install(|| solver.solve(&self.pos, &options, tb)),
-            None => solver.solve(&self.pos, &options, tb),
-        };
+        let mut options = self.options(bound, budget);
+        options.first_moves = self.first_moves.clone();
+        let searching = AtomicBool::new(true);
+        let solved = std::thread::scope(|scope| {
+            scope.spawn(|| self.report_depths(&options.live, &searching, started));
+            let solved = match &pool {
+                Some(pool) => pool.install(|| solver.solve(&self.pos, &options, tb)),
+                None => solver.solve(&self.pos, &options, tb),
+            };
+            searching.store(false, Ordering::Relaxed);
+            solved
+        });
         // (the solver stops itself when its time runs out, by the same flag: the fallback
         // still has its turn unless the GUI asked to stop)
         if !self.stop.asked() {
@@ -630,10 +756,11 @@ impl Job {
                 if let Verdict::Win { plies } = s.verdict {
                     let pv: Vec<String> = s.pv.iter().map(Move::to_string).collect();
                     self.out.send(&format!(
-                        "info depth {} score mate {} nodes {} time {ms} pv {}",
+                        "info depth {} score mate {} nodes {} nps {} time {ms} pv {}",
                         plies.div_ceil(2),
                         plies.div_ceil(2),
                         s.nodes,
+                        nps(s.nodes, ms),
                         pv.join(" ")
                     ));
                     let by_rule = s
@@ -660,8 +787,9 @@ impl Job {
                 }
                 let searched = s.searched_plies.div_ceil(2);
                 self.out.send(&format!(
-                    "info depth {searched} nodes {} time {ms}",
-                    s.nodes
+                    "info depth {searched} nodes {} nps {} time {ms}",
+                    s.nodes,
+                    nps(s.nodes, ms)
                 ));
                 self.out.send(&match s.verdict {
                     Verdict::None => {
@@ -680,11 +808,44 @@ impl Job {
         self.fallback(solver)
     }
 
+    /// While the solver searches, an `info depth D nodes N nps R time T` line each time it
+    /// starts on a deeper bound: the searches within D moves have been started on every
+    /// first move (with one thread, ended) without a win proven, so a GUI shows progress
+    /// instead of silence. The line of the proof, or of the last depth, comes when the
+    /// search ends.
+    fn report_depths(&self, live: &canju::solver::Live, searching: &AtomicBool, started: Instant) {
+        let mut shown = 0;
+        while searching.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(5));
+            // (the deepest pass under way, in plies: the moves before it are done)
+            let done = live
+                .depth
+                .load(Ordering::Relaxed)
+                .div_ceil(2)
+                .saturating_sub(1);
+            if done > shown && searching.load(Ordering::Relaxed) {
+                shown = done;
+                let nodes = live.nodes.load(Ordering::Relaxed);
+                let ms = started.elapsed().as_millis();
+                self.out.send(&format!(
+                    "info depth {done} nodes {nodes} nps {} time {ms}",
+                    nps(nodes, ms)
+                ));
+            }
+        }
+    }
+
     /// Neither the tables nor a proof decided: the first legal move (in canju's move
     /// order) after which the solver proves the opponent has no mate in one; else the first
     /// legal move. Labelled as what it is: a legal move, not a judgement of strength.
     fn fallback(&self, solver: &mut Solver) -> Option<Move> {
-        let legal = self.pos.legal_moves();
+        let mut legal = self.pos.legal_moves();
+        legal.retain(|m| self.searched(m));
+        if legal.is_empty() {
+            self.out
+                .send("info string go searchmoves: none of the moves is legal here");
+            return None;
+        }
         let quick = self.options(1, Some(Duration::from_millis(20)));
         // (a mate in one is proven or refuted in microseconds; the whole check is bounded
         // all the same, and a `stop` ends it)
@@ -723,9 +884,10 @@ impl Job {
                 "the first legal move (stopped before the others were checked)",
             ),
         };
-        self.out.send(&format!("info depth 1 score cp 0 pv {m}"));
+        // (no score: nothing is proven, and `cp 0` would be drawn as "equal")
+        self.out.send(&format!("info depth 1 pv {m}"));
         self.out.send(&format!(
-            "info string fallback: no table and no proven win; {m} is {why}, not a judgement of strength"
+            "info string fallback: no table and no proven win; {m} is {why}, not a judgement of strength; no score"
         ));
         Some(m)
     }
@@ -772,9 +934,12 @@ mod tests {
             threads: 1,
             hash_mb: 64,
         };
-        assert!(!set_option(&mut s, &["name", "Threads", "value", "2"]).unwrap());
+        assert_eq!(
+            set_option(&mut s, &["name", "Threads", "value", "2"]),
+            Ok(Changed::Other)
+        );
         assert_eq!(s.threads, 2);
-        assert!(set_option(&mut s, &["Hash", "128"]).unwrap());
+        assert_eq!(set_option(&mut s, &["Hash", "128"]), Ok(Changed::Hash));
         assert_eq!(s.hash_mb, 128);
         set_option(&mut s, &["name", "TablebaseDir", "value", "my", "tables"]).unwrap();
         assert_eq!(s.dir, PathBuf::from("my tables"));

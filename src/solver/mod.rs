@@ -99,6 +99,9 @@ pub struct Options {
     /// solved; otherwise, and by default, the proof starts a fresh line there), so that the
     /// rule counts a repetition of them.
     pub history: History,
+    /// Only these first moves are searched (a GUI's `go searchmoves`); `None`: every legal
+    /// move. A listed move that is not legal here is never searched.
+    pub first_moves: Option<Vec<Move>>,
 }
 
 /// How a proof is searched.
@@ -155,6 +158,7 @@ impl Options {
             method: Method::DepthFirst,
             rules: Rules::None,
             history: History::default(),
+            first_moves: None,
         }
     }
 
@@ -299,6 +303,7 @@ impl Solution {
             .iter()
             .copied()
             .filter(|&m| !options.checks_only || pos.gives_check(m))
+            .filter(|m| options.first_moves.as_ref().is_none_or(|f| f.contains(m)))
             .collect();
         let solution = Solution {
             verdict: Verdict::None,

@@ -378,3 +378,107 @@ fn lines_not_utf8_and_go_with_bad_numbers_are_answered() {
     e.until("readyok");
     e.send("quit");
 }
+
+#[test]
+fn the_engine_reports_its_progress_its_tables_and_honours_searchmoves_and_ponder() {
+    let dir = TempDir::new("uci-progress");
+    build_tables(
+        &canju::tablebase::Tablebase::with_rules(&dir.0, canju::tablebase::Rules::Asian),
+        "KNKA",
+    );
+    let mut e = Engine::start(dir.arg());
+    e.send("uci");
+    let hello = e.until("uciok");
+    assert!(
+        hello.contains(&"option name Ponder type check default false".to_string()),
+        "{hello:?}"
+    );
+
+    // a table directory that is not there, one of another rule set: said when set
+    e.send("setoption name TablebaseDir value /no/such/canju/dir");
+    e.send(&format!("setoption name TablebaseDir value {}", dir.arg()));
+    e.send("setoption name Rules value none");
+    e.send("setoption name Rules value asian");
+    e.send("isready");
+    let said = e.until("readyok");
+    assert!(
+        said.iter().any(|l| l
+            == "info string TablebaseDir /no/such/canju/dir: no such directory; the engine searches without tables"),
+        "{said:?}"
+    );
+    assert!(
+        said.iter()
+            .any(|l| l.contains("no table of rules none in it, only of rules asian")),
+        "{said:?}"
+    );
+    // (the directory holds tables of the rule set asked for: nothing to say)
+    assert_eq!(said.len(), 3, "{said:?}");
+
+    // a search that takes a while says each depth it reaches, with nodes, nps and time
+    e.send("position startpos");
+    e.send("go depth 6 movetime 1500");
+    let answer = e.until("bestmove");
+    let depths: Vec<&String> = answer
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" nps ") && l.contains(" time "))
+        .collect();
+    assert!(depths.len() >= 2, "{answer:?}");
+    // nothing proven: the fallback's move carries no score a GUI would draw as "equal"
+    assert!(
+        answer
+            .iter()
+            .all(|l| !l.contains("score cp") && !l.contains("score mate")),
+        "{answer:?}"
+    );
+    assert!(
+        answer
+            .iter()
+            .any(|l| l.starts_with("info string fallback:")),
+        "{answer:?}"
+    );
+
+    // searchmoves: only those first moves (马后炮's mate in 3 starts e0e1; c5d7 mates in
+    // no 3); a word that is no legal move is said
+    e.send("position fen 3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1");
+    e.send("go mate 3 searchmoves c5b7 e0e1 zz");
+    let answer = e.until("bestmove");
+    assert!(
+        answer
+            .iter()
+            .any(|l| l == "info string go searchmoves: zz not legal here; searching the others"),
+        "{answer:?}"
+    );
+    assert_eq!(answer.last().unwrap(), "bestmove e0e1", "{answer:?}");
+    e.send("go mate 3 searchmoves c5b7");
+    let answer = e.until("bestmove");
+    assert!(
+        answer.iter().all(|l| !l.contains("score mate")),
+        "{answer:?}"
+    );
+    assert_eq!(answer.last().unwrap(), "bestmove c5b7", "{answer:?}");
+    // the tables' move among the moves searched
+    e.send("position fen 3a5/4k4/9/4N4/9/9/9/9/9/3K5 w - - 0 1");
+    e.send("go searchmoves d0d1");
+    let answer = e.until("bestmove");
+    assert_eq!(answer.last().unwrap(), "bestmove d0d1", "{answer:?}");
+
+    // go ponder: no bestmove until ponderhit
+    e.send("go ponder depth 2");
+    e.send("isready");
+    let said = e.until("readyok");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        said.iter()
+            .chain(&e.lines.try_iter().collect::<Vec<_>>())
+            .all(|l| !l.starts_with("bestmove")),
+        "{said:?}"
+    );
+    e.send("ponderhit");
+    let answer = e.until("bestmove");
+    assert!(
+        answer.last().unwrap().starts_with("bestmove "),
+        "{answer:?}"
+    );
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+}
