@@ -129,6 +129,14 @@ impl Limits {
         (l, dropped)
     }
 
+    /// The limits with the clock's numbers read as seconds (UCCI's unit), not
+    /// milliseconds.
+    fn in_seconds(mut self) -> Limits {
+        self.time_left = self.time_left.map(|t| t * 1000);
+        self.increment *= 1000;
+        self
+    }
+
     /// The time the search may take.
     fn budget(&self) -> Option<Duration> {
         if self.infinite {
@@ -154,6 +162,10 @@ struct Settings {
     rules: Rules,
     threads: usize,
     hash_mb: usize,
+    /// The conversation began with `ucci`.
+    ucci: bool,
+    /// UCCI's `usemillisec`: `go time` and `increment` in milliseconds, not seconds.
+    millis: bool,
 }
 
 /// The two flags of a search: `asked`, set when the GUI says `stop` (or `quit`, or a new
@@ -192,11 +204,15 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
         rules,
         threads: 1,
         hash_mb: 64,
+        ucci: false,
+        millis: false,
     };
     let mut pos = Position::start();
     let mut history = History::default();
     let mut solver = Some(Solver::new(settings.hash_mb));
     let mut search: Option<Search> = None;
+    // UCCI's `banmoves` for the current position
+    let mut banned: Vec<Move> = Vec::new();
     // (join the search under way, getting its solver back)
     let finish = |search: &mut Option<Search>, solver: &mut Option<Solver>| {
         if let Some(s) = search.take() {
@@ -242,20 +258,37 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
         };
         match command {
             "uci" | "ucci" => {
+                settings.ucci = command == "ucci";
                 out.send(&format!("id name canju {}", env!("CARGO_PKG_VERSION")));
                 out.send("id author the canju developers");
-                out.send(&format!(
-                    "option name TablebaseDir type string default {}",
-                    settings.dir.display()
-                ));
-                out.send("option name Ponder type check default false");
-                out.send("option name Threads type spin default 1 min 1 max 256");
-                out.send("option name Hash type spin default 64 min 1 max 16384");
-                out.send(&format!(
-                    "option name Rules type combo default {} var asian var check-only var none",
-                    settings.rules.name()
-                ));
-                out.send(if command == "ucci" { "ucciok" } else { "uciok" });
+                let rules = settings.rules.name();
+                if settings.ucci {
+                    // UCCI's own syntax: no `name`, bounds and choices before the default;
+                    // its standard names where it has one (hashsize, threads, usemillisec)
+                    out.send(&format!(
+                        "option tablebasedir type string default {}",
+                        settings.dir.display()
+                    ));
+                    out.send("option usemillisec type check default false");
+                    out.send("option threads type spin min 1 max 256 default 1");
+                    out.send("option hashsize type spin min 1 max 16384 default 64");
+                    out.send(&format!(
+                        "option rules type combo var asian var check-only var none default {rules}"
+                    ));
+                    out.send("ucciok");
+                } else {
+                    out.send(&format!(
+                        "option name TablebaseDir type string default {}",
+                        settings.dir.display()
+                    ));
+                    out.send("option name Ponder type check default false");
+                    out.send("option name Threads type spin default 1 min 1 max 256");
+                    out.send("option name Hash type spin default 64 min 1 max 16384");
+                    out.send(&format!(
+                        "option name Rules type combo default {rules} var asian var check-only var none"
+                    ));
+                    out.send("uciok");
+                }
             }
             "isready" => out.send("readyok"),
             "ucinewgame" => {
@@ -281,20 +314,54 @@ pub fn run(dir: PathBuf, rules: Rules) -> CliResult {
             "position" => {
                 finish(&mut search, &mut solver);
                 match read_game(&words[1..]) {
-                    Ok((p, h)) => (pos, history) = (p, h),
+                    Ok((p, h)) => {
+                        (pos, history) = (p, h);
+                        banned.clear();
+                    }
                     Err(e) => out.send(&format!("info string {e}; the position is unchanged")),
                 }
             }
+            // UCCI: moves the engine must not play in this position (a repetition the
+            // GUI's rules forbid), until the next `position`
+            "banmoves" => {
+                finish(&mut search, &mut solver);
+                let (moves, unknown) = legal_moves_named(&pos, words[1..].iter().copied());
+                banned = moves;
+                if !unknown.is_empty() {
+                    out.send(&format!(
+                        "info string banmoves: {} not legal here; the others are banned",
+                        unknown.join(", ")
+                    ));
+                }
+            }
+            // UCCI: what the engine knows of a position without searching it: the
+            // tables' value and move, or nothing
+            "probe" => match read_game(&words[1..]) {
+                Ok((p, _)) => out.send(&probe_answer(
+                    &Tablebase::with_rules(&settings.dir, settings.rules),
+                    &p,
+                )),
+                Err(e) => out.send(&format!("info string {e}")),
+            },
             "go" => {
                 finish(&mut search, &mut solver);
-                let (limits, dropped) = Limits::parse(&words[1..], pos.turn() == canju::Color::Red);
+                let (mut limits, dropped) =
+                    Limits::parse(&words[1..], pos.turn() == canju::Color::Red);
+                if settings.ucci && !settings.millis {
+                    // (UCCI's clock is in seconds unless `usemillisec` is set)
+                    limits = limits.in_seconds();
+                }
                 if !dropped.is_empty() {
                     out.send(&format!(
                         "info string go: dropped {}; the other limits hold",
                         dropped.join(", ")
                     ));
                 }
-                let (first_moves, unknown) = search_moves(&pos, &words[1..]);
+                let (mut first_moves, unknown) = search_moves(&pos, &words[1..]);
+                if !banned.is_empty() {
+                    let from = first_moves.unwrap_or_else(|| pos.legal_moves().to_vec());
+                    first_moves = Some(from.into_iter().filter(|m| !banned.contains(m)).collect());
+                }
                 if !unknown.is_empty() {
                     out.send(&format!(
                         "info string go searchmoves: {} not legal here; searching the others",
@@ -463,7 +530,14 @@ fn set_option(s: &mut Settings, words: &[&str]) -> Result<Changed, String> {
             return Ok(Changed::Tables);
         }
         "threads" => s.threads = number_in(&value, 1, 256, "Threads")?,
-        "hash" => {
+        "usemillisec" => {
+            s.millis = match value.as_str() {
+                "true" => true,
+                "false" => false,
+                _ => return Err(format!("usemillisec {value}: true or false")),
+            }
+        }
+        "hash" | "hashsize" => {
             s.hash_mb = number_in(&value, 1, 16384, "Hash (MB)")?;
             return Ok(Changed::Hash);
         }
@@ -520,6 +594,33 @@ fn read_game(words: &[&str]) -> Result<(Position, History), String> {
     Ok((pos, History::new(&start, &moves)))
 }
 
+/// UCCI's `pophash` for a position: the tables' best move and exact value as a lower and
+/// an upper bound (mate scores as 10000 less the plies to mate, a draw 0, at depth 127:
+/// exact however deep a search would go); a value by the rule has no such score, and only
+/// its move is given. Nothing but `pophash` where no table holds the position.
+fn probe_answer(tb: &Tablebase, pos: &Position) -> String {
+    let ranked = match tb.rank_moves(pos) {
+        Ok(r) => r,
+        Err(_) => return "pophash".to_string(),
+    };
+    let Some(best) = ranked.first() else {
+        return "pophash".to_string();
+    };
+    let score = match best.value {
+        Value::Win(n) => Some(10000 - i64::from(n)),
+        Value::Loss(n) => Some(i64::from(n) - 10000),
+        Value::Draw => Some(0),
+        Value::RuleWin(_) | Value::RuleLoss(_) => None,
+    };
+    match score {
+        Some(v) => format!(
+            "pophash bestmove {} lowerbound {v} depth 127 upperbound {v} depth 127",
+            best.mv
+        ),
+        None => format!("pophash bestmove {}", best.mv),
+    }
+}
+
 /// Nodes a second, from nodes in `ms` milliseconds.
 fn nps(nodes: u64, ms: u128) -> u128 {
     u128::from(nodes) * 1000 / ms.max(1)
@@ -531,18 +632,27 @@ fn search_moves(pos: &Position, words: &[&str]) -> (Option<Vec<Move>>, Vec<Strin
     let Some(at) = words.iter().position(|&w| w == "searchmoves") else {
         return (None, Vec::new());
     };
+    let listed = words[at + 1..]
+        .iter()
+        .take_while(|w| !NUMBERED.contains(w) && !OTHERS.contains(w));
+    let (moves, unknown) = legal_moves_named(pos, listed.copied());
+    (Some(moves), unknown)
+}
+
+/// The legal moves among `words`, and the words that are no legal move here.
+fn legal_moves_named<'w>(
+    pos: &Position,
+    words: impl Iterator<Item = &'w str>,
+) -> (Vec<Move>, Vec<String>) {
     let legal = pos.legal_moves();
     let (mut moves, mut unknown) = (Vec::new(), Vec::new());
-    for &w in words[at + 1..]
-        .iter()
-        .take_while(|w| !NUMBERED.contains(w) && !OTHERS.contains(w))
-    {
+    for w in words {
         match canju::notation::parse_move(pos, w) {
             Ok(m) if legal.contains(&m) => moves.push(m),
             _ => unknown.push(w.to_string()),
         }
     }
-    (Some(moves), unknown)
+    (moves, unknown)
 }
 
 /// One `go`: everything the search thread needs.
@@ -909,6 +1019,9 @@ mod tests {
         let l = Limits::parse(&["infinite"], true).0;
         assert!(l.infinite && l.budget().is_none());
         assert_eq!(Limits::parse(&[], true).0.budget(), Some(DEFAULT_TIME));
+        // UCCI's clock in seconds (without usemillisec)
+        let l = Limits::parse(&["time", "60", "increment", "2"], true).0.in_seconds();
+        assert_eq!(l.budget(), Some(Duration::from_millis(4000)));
         let l = Limits::parse(&["movetime", "250"], true).0;
         assert_eq!(l.budget(), Some(Duration::from_millis(250)));
         // a limit whose number does not parse is dropped, the others kept
@@ -933,6 +1046,8 @@ mod tests {
             rules: Rules::Asian,
             threads: 1,
             hash_mb: 64,
+            ucci: false,
+            millis: false,
         };
         assert_eq!(
             set_option(&mut s, &["name", "Threads", "value", "2"]),

@@ -211,14 +211,47 @@ fn a_gui_conversation_tables_solver_fallback_and_stop() {
 #[test]
 fn ucci_is_the_same_engine_with_its_own_handshake() {
     let dir = TempDir::new("ucci");
+    build_tables(
+        &canju::tablebase::Tablebase::with_rules(&dir.0, canju::tablebase::Rules::Asian),
+        "KNKA",
+    );
     let mut e = Engine::start(dir.arg());
     e.send("ucci");
     let hello = e.until("ucciok");
     assert!(hello[0].starts_with("id name canju"), "{hello:?}");
+    // UCCI's syntax: no `name`, the bounds before the default, its standard names
+    for option in [
+        "option usemillisec type check default false",
+        "option threads type spin min 1 max 256 default 1",
+        "option hashsize type spin min 1 max 16384 default 64",
+    ] {
+        assert!(hello.contains(&option.to_string()), "{option}: {hello:?}");
+    }
+    assert!(
+        hello.iter().all(|l| !l.starts_with("option name")),
+        "{hello:?}"
+    );
     e.send("setoption Hash 16");
+    e.send("setoption hashsize 16");
+    e.send("position fen 3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1");
+    // (the clock in seconds: five of them are time enough)
+    e.send("go time 5 increment 0");
+    assert_eq!(e.until("bestmove").last().unwrap(), "bestmove e0e1");
+    // banmoves: not to be played in this position; the next `position` lifts them
+    e.send("banmoves e0e1");
+    e.send("go depth 3");
+    assert_eq!(e.until("bestmove").last().unwrap(), "bestmove g0g1");
     e.send("position fen 3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1");
     e.send("go depth 3");
     assert_eq!(e.until("bestmove").last().unwrap(), "bestmove e0e1");
+    // probe: the tables' move and exact value, without a search; nothing off the tables
+    e.send("probe fen 3a5/4k4/9/4N4/9/9/9/9/9/3K5 w - - 0 1");
+    assert_eq!(
+        e.until("pophash"),
+        ["pophash bestmove e6c7 lowerbound 9989 depth 127 upperbound 9989 depth 127"]
+    );
+    e.send("probe startpos");
+    assert_eq!(e.until("pophash"), ["pophash"]);
     e.send("bye");
     assert_eq!(e.until("bye"), ["bye"]);
     assert!(e.child.wait().unwrap().success());
