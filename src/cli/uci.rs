@@ -736,8 +736,18 @@ impl Job {
             self.out
                 .send(&format!("info depth 1 score cp -10000 pv {m}"));
             self.out.send(&format!(
-                "info string every legal move repeats the game's position and completes a perpetual attack the rule forbids ({}): the side to move loses by the rule; {m} is played",
-                self.tb.rules().name()
+                "info string every {} repeats the game's position and completes a perpetual attack the rule forbids ({}): {}; {m} is played",
+                if self.first_moves.is_some() {
+                    "move searched (go searchmoves, banmoves)"
+                } else {
+                    "legal move"
+                },
+                self.tb.rules().name(),
+                if self.first_moves.is_some() {
+                    "each of them loses by the rule"
+                } else {
+                    "the side to move loses by the rule"
+                }
             ));
             return Ok(Some(m));
         };
@@ -1020,7 +1030,9 @@ mod tests {
         assert!(l.infinite && l.budget().is_none());
         assert_eq!(Limits::parse(&[], true).0.budget(), Some(DEFAULT_TIME));
         // UCCI's clock in seconds (without usemillisec)
-        let l = Limits::parse(&["time", "60", "increment", "2"], true).0.in_seconds();
+        let l = Limits::parse(&["time", "60", "increment", "2"], true)
+            .0
+            .in_seconds();
         assert_eq!(l.budget(), Some(Duration::from_millis(4000)));
         let l = Limits::parse(&["movetime", "250"], true).0;
         assert_eq!(l.budget(), Some(Duration::from_millis(250)));
