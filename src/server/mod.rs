@@ -41,6 +41,7 @@ use canju::tablebase::report::{self, ProbeReport};
 use canju::tablebase::{Rules, Tablebase};
 use canju::theory::{self, Claim, Request};
 
+mod cloud;
 mod conn;
 mod error;
 
@@ -243,6 +244,82 @@ async fn probe(
         Some(Err(e)) => return Err(ApiError::bad(format!("rules: {e}"))),
     };
     Ok(Json(report::probe(tb, &pos, false)?))
+}
+
+/// `GET /chessdb.php?action=A&board=FEN[&ban=move:M|…][&json=1]`: the Xiangqi cloud
+/// database's query API, answered from the tables and a bounded proof (see
+/// [`cloud`]), in its own words: `invalid board`, `checkmate`, `unknown`, … as text with
+/// status 200, as it answers them.
+async fn chessdb(
+    State(state): State<Shared>,
+    q: Result<Query<cloud::CloudQuery>, QueryRejection>,
+) -> Response {
+    let q = match query(q) {
+        Ok(q) => q,
+        Err(e) => return e.into_response(),
+    };
+    let as_json = q.json.as_deref() == Some("1");
+    let reply = |body: String| {
+        let kind = if as_json {
+            "application/json"
+        } else {
+            "text/plain; charset=utf-8"
+        };
+        ([(axum::http::header::CONTENT_TYPE, kind)], body).into_response()
+    };
+    let Some(action) = q.action.as_deref().and_then(cloud::Action::parse) else {
+        return ApiError::bad(format!(
+            "action {}: queryall, querybest, query, querysearch, querypv or queryscore",
+            q.action.as_deref().unwrap_or("(none)")
+        ))
+        .into_response();
+    };
+    let Some(pos) = q.board.as_deref().and_then(cloud::read_board) else {
+        return reply(if as_json {
+            json!({ "status": "invalid board" }).to_string()
+        } else {
+            "invalid board".to_string()
+        });
+    };
+    let ban = cloud::read_ban(&pos, q.ban.as_deref());
+    let rules = state.tb.rules();
+    let known = if cloud::needs_proof(&state.tb, &pos) {
+        let (st, p) = (state.clone(), pos.clone());
+        let limit = cloud::PROOF_TIME + STOP_GRACE;
+        match run_heavy(&state, limit, move |stop| {
+            cloud::look_up(st.tables(rules), rules, &p, &ban, stop)
+        })
+        .await
+        {
+            Ok(k) => k,
+            Err(e) => return e.into_response(),
+        }
+    } else {
+        cloud::look_up(
+            &state.tb,
+            rules,
+            &pos,
+            &ban,
+            Arc::new(AtomicBool::new(false)),
+        )
+    };
+    reply(cloud::answer(action, &pos, &known, as_json))
+}
+
+/// `GET /xiangqi?fen=FEN[&rules=asian|none]`: the tables' answer shaped as lichess's
+/// tablebase server answers (`category`, `dtm`, each move's `category` and `dtm`).
+async fn lichess_tablebase(
+    State(state): State<Shared>,
+    q: Result<Query<FenQuery>, QueryRejection>,
+) -> ApiResult {
+    let q = query(q)?;
+    let pos = fen_arg(&q.fen)?;
+    let tb = match q.rules.as_deref().map(str::parse::<Rules>) {
+        None => &state.tb,
+        Some(Ok(r)) => state.tables(r),
+        Some(Err(e)) => return Err(ApiError::bad(format!("rules: {e}"))),
+    };
+    Ok(Json(cloud::lichess(tb, &pos)))
 }
 
 #[derive(Deserialize)]
@@ -911,6 +988,8 @@ async fn index(State(state): State<Shared>) -> Json<JsonValue> {
             "POST /api/puzzles/{id}/hint {\"moves\": [...]}",
             "POST /api/puzzles/{id}/solution {\"moves\": [...]}",
             "POST /api/puzzles/{id}/result {\"solved\": true, \"helped\": false}",
+            "GET /chessdb.php?action=queryall|querybest|query|querysearch|querypv|queryscore&board=FEN&ban=move:M|move:M&json=1",
+            "GET /xiangqi?fen=FEN&rules=asian|none",
         ],
     }))
 }
@@ -1018,6 +1097,8 @@ fn router(state: Shared) -> Router {
         .route("/api/puzzles/{id}", get(puzzle))
         .route("/api/puzzles/{id}/check", post(check))
         .route("/api/theory", get(theory_report))
+        .route("/chessdb.php", get(chessdb))
+        .route("/xiangqi", get(lichess_tablebase))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn(guard))

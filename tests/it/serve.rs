@@ -277,3 +277,187 @@ fn the_server_binds_to_localhost_and_names_a_busy_port() {
         "{err}"
     );
 }
+
+/// The cloud database's answer as text: its lines of `key:value` fields separated by `,`,
+/// moves by `|`.
+fn cloud(a: &str, query: &str) -> (u16, String) {
+    let (status, body) = request(a, "GET", &format!("/chessdb.php?{query}"), None);
+    (status, body.trim().to_string())
+}
+
+fn fields(entry: &str) -> Vec<(&str, &str)> {
+    entry
+        .split(',')
+        .map(|f| {
+            f.split_once(':')
+                .unwrap_or_else(|| panic!("no key in {f:?} of {entry:?}"))
+        })
+        .collect()
+}
+
+/// The Xiangqi cloud database's query API (`/chessdb.php`) and a lichess-shaped tablebase
+/// endpoint, answered offline: their formats as published, their values the tables' and the
+/// proof's.
+#[test]
+fn the_cloud_database_api_and_the_lichess_shape_answer_offline() {
+    let dir = TempDir::new("serve-cloud");
+    let tb = Tablebase::with_rules(&dir.0, canju::tablebase::Rules::Asian);
+    build(&tb, "KNKA");
+    let server = Server::start(&dir.0, &dir.0.join("home"));
+    let a = server.addr.as_str();
+    // the cloud database's FENs carry no counters
+    let fen = "3a5/4k4/9/4N4/9/9/9/9/9/3K5 w";
+    let pos: Position = fen.parse().unwrap();
+    let board = enc(fen);
+
+    // queryall: every legal move, best first, with the fields in the published order; a
+    // mate in n plies scores 30000 - n for the mover
+    let (status, all) = cloud(a, &format!("action=queryall&board={board}"));
+    assert_eq!(status, 200, "{all}");
+    let entries: Vec<Vec<(&str, &str)>> = all.split('|').map(fields).collect();
+    assert_eq!(entries.len(), pos.legal_moves().len(), "{all}");
+    let ranked = tb.rank_moves(&pos).unwrap();
+    let mut last = i64::MAX;
+    for (e, r) in entries.iter().zip(&ranked) {
+        let keys: Vec<&str> = e.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["move", "score", "rank", "note", "winrate"], "{e:?}");
+        assert_eq!(e[0].1, r.mv.to_string());
+        let score: i64 = e[1].1.parse().unwrap();
+        let (want, winrate) = match r.value {
+            Value::Win(n) => (30000 - i64::from(n), "100.00"),
+            Value::Loss(n) => (i64::from(n) - 30000, "0.00"),
+            Value::Draw => (0, "50.00"),
+            other => panic!("no verdict by rule in KNKA: {other:?}"),
+        };
+        assert_eq!((score, e[4].1), (want, winrate), "{e:?}");
+        assert!(score <= last);
+        last = score;
+        assert!(["0", "1", "2"].contains(&e[2].1), "{e:?}");
+    }
+    assert_eq!(entries[0][2].1, "2");
+    let best = entries[0][0].1;
+    let best_score = entries[0][1].1;
+
+    // querybest from the tables is marked egtb; querypv and queryscore agree with it
+    assert_eq!(
+        cloud(a, &format!("action=querybest&board={board}")).1,
+        format!("egtb:{best}")
+    );
+    let (_, pv) = cloud(a, &format!("action=querypv&board={board}"));
+    let f = fields(&pv);
+    assert_eq!(
+        (f[0], f[1].0, f[2].0),
+        (("score", best_score), "depth", "pv"),
+        "{pv}"
+    );
+    let line: Vec<&str> = f[2].1.split('|').collect();
+    assert_eq!(line[0], best);
+    assert_eq!(f[1].1, line.len().to_string());
+    let mut p = pos.clone();
+    for m in &line {
+        let m = canju::notation::parse_move(&p, m).unwrap();
+        assert!(p.is_legal(m), "{pv}");
+        p.play_unchecked(m);
+    }
+    assert_eq!(
+        cloud(a, &format!("action=queryscore&board={board}")).1,
+        format!("eval:{best_score}")
+    );
+    // a banned move is left out; the board may carry moves played from the FEN
+    let (_, banned) = cloud(a, &format!("action=queryall&board={board}&ban=move:{best}"));
+    assert!(!banned.contains(&format!("move:{best},")), "{banned}");
+    assert_eq!(banned.split('|').count(), entries.len() - 1);
+    let (_, after) = cloud(
+        a,
+        &format!(
+            "action=queryscore&board={}",
+            enc(&format!("{fen} moves {best}"))
+        ),
+    );
+    let after: i64 = after.strip_prefix("eval:").unwrap().parse().unwrap();
+    assert_eq!(after, -(best_score.parse::<i64>().unwrap() + 1));
+    // json=1: the same, as the JSON the cloud database gives
+    let (status, body) = request(
+        a,
+        "GET",
+        &format!("/chessdb.php?action=queryall&board={board}&json=1"),
+        None,
+    );
+    assert_eq!(status, 200);
+    let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(j["status"], "ok");
+    assert_eq!(j["moves"][0]["uci"], best);
+    assert_eq!(j["moves"][0]["score"].to_string(), best_score);
+
+    // no table: the bounded proof (马后炮, a mate in 3 = 5 plies); nothing known of the start
+    let (_, proof) = cloud(
+        a,
+        &format!(
+            "action=querybest&board={}",
+            enc("3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w")
+        ),
+    );
+    assert_eq!(proof, "move:e0e1");
+    let (_, score) = cloud(
+        a,
+        &format!(
+            "action=queryscore&board={}",
+            enc("3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w")
+        ),
+    );
+    assert_eq!(score, "eval:29995");
+    let start = enc(canju::START_FEN);
+    assert_eq!(
+        cloud(a, &format!("action=querybest&board={start}")).1,
+        "nobestmove"
+    );
+    assert_eq!(
+        cloud(a, &format!("action=queryall&board={start}")).1,
+        "unknown"
+    );
+    // the cloud database's own words for a bad board and a game that is over
+    assert_eq!(
+        cloud(a, "action=queryall&board=not-a-board").1,
+        "invalid board"
+    );
+    assert_eq!(
+        cloud(
+            a,
+            &format!(
+                "action=queryall&board={}",
+                enc("3k1a3/4a4/3N5/9/9/9/9/9/4K4/3C5 b")
+            )
+        )
+        .1,
+        "checkmate"
+    );
+    // an action it does not know: a 400 that names the ones it does
+    let (status, j) = get(a, &format!("/chessdb.php?action=queue&board={board}"));
+    assert_eq!(status, 400, "{j}");
+
+    // the lichess shape: the position's category and dtm (plies, signed for the side to
+    // move), each move's for the side to move after it
+    let (status, j) = get(a, &format!("/xiangqi?fen={board}"));
+    assert_eq!(status, 200, "{j}");
+    let Value::Win(n) = tb.probe(&pos).unwrap() else {
+        panic!("a win")
+    };
+    assert_eq!(
+        (j["category"].as_str(), j["dtm"].as_i64()),
+        (Some("win"), Some(i64::from(n)))
+    );
+    assert_eq!(j["checkmate"], false);
+    let first = &j["moves"][0];
+    assert_eq!(first["uci"], best);
+    assert_eq!(first["category"], "loss");
+    assert_eq!(first["dtm"].as_i64(), Some(1 - i64::from(n)));
+    assert_eq!(j["moves"].as_array().unwrap().len(), entries.len());
+    let (status, j) = get(a, &format!("/xiangqi?fen={start}"));
+    assert_eq!(
+        (status, j["category"].as_str()),
+        (200, Some("unknown")),
+        "{j}"
+    );
+    let (status, j) = get(a, "/xiangqi?fen=bad");
+    assert_eq!(status, 400, "{j}");
+}
