@@ -238,11 +238,7 @@ async fn probe(
             ),
         ));
     }
-    let tb = match q.rules.as_deref().map(str::parse::<Rules>) {
-        None => &state.tb,
-        Some(Ok(r)) => state.tables(r),
-        Some(Err(e)) => return Err(ApiError::bad(format!("rules: {e}"))),
-    };
+    let tb = state.tables_named(q.rules.as_deref())?;
     Ok(Json(report::probe(tb, &pos, false)?))
 }
 
@@ -314,11 +310,7 @@ async fn lichess_tablebase(
 ) -> ApiResult {
     let q = query(q)?;
     let pos = fen_arg(&q.fen)?;
-    let tb = match q.rules.as_deref().map(str::parse::<Rules>) {
-        None => &state.tb,
-        Some(Ok(r)) => state.tables(r),
-        Some(Err(e)) => return Err(ApiError::bad(format!("rules: {e}"))),
-    };
+    let tb = state.tables_named(q.rules.as_deref())?;
     Ok(Json(cloud::lichess(tb, &pos)))
 }
 
@@ -1265,6 +1257,16 @@ fn open_browser(url: &str) {
 
 /// Serves the page and the API until SIGINT or SIGTERM.
 impl AppState {
+    /// The tables of a request's `rules` parameter: the server's own without one; a 400
+    /// for a name that is no rule set.
+    fn tables_named(&self, rules: Option<&str>) -> Result<&Tablebase, ApiError> {
+        match rules.map(str::parse::<Rules>) {
+            None => Ok(&self.tb),
+            Some(Ok(r)) => Ok(self.tables(r)),
+            Some(Err(e)) => Err(ApiError::bad(format!("rules: {e}"))),
+        }
+    }
+
     /// The directory's tables under `rules`.
     fn tables(&self, rules: Rules) -> &Tablebase {
         if rules == self.tb.rules() {
