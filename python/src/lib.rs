@@ -18,43 +18,275 @@ use canju_lib::{Material, Move, Position};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyModule;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyModule, PyString, PyTuple, PyType};
+use serde_json::Value as Json;
 
 create_exception!(
     canju,
     CanjuError,
     PyException,
-    "What canju refuses or cannot do: a malformed FEN, an illegal move, a table that is missing or damaged, a proof that was stopped. The message is the command line's."
+    "What canju refuses or cannot do: a malformed FEN, an illegal move, a table that is missing or damaged, a proof that was stopped. The message is the command line's. Every error canju raises is one."
 );
+
+/// The kinds of error below `CanjuError`, each a subclass of it (and of the built-in
+/// exception it is a kind of, where there is one), made when the module is.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A value canju cannot read: a malformed FEN, an illegal or unknown move, a name of
+    /// no rule set, notation or material, a number out of range (also a `ValueError`).
+    Input,
+    /// An argument of the wrong type (also a `TypeError`).
+    Type,
+    /// A table missing, damaged, or of another rule set.
+    Tables,
+}
+
+static KINDS: [PyOnceLock<Py<PyType>>; 3] =
+    [PyOnceLock::new(), PyOnceLock::new(), PyOnceLock::new()];
+
+/// The classes of [`Kind`]: name, extra base, doc.
+const KIND_CLASSES: [(&str, &str, &str); 3] = [
+    (
+        "InvalidInputError",
+        "ValueError",
+        "A value canju cannot read: a malformed FEN, an illegal or unknown move, a name of no rule set, notation or material, a number out of range.",
+    ),
+    (
+        "ArgumentTypeError",
+        "TypeError",
+        "An argument of the wrong type (a number where a FEN is wanted, a str where a list of moves is).",
+    ),
+    (
+        "TablebaseError",
+        "",
+        "A table that is missing, damaged, or of another rule set than the one asked for.",
+    ),
+];
+
+/// Makes the classes of [`Kind`] and adds them to the module.
+fn add_kinds(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let builtins = py.import("builtins")?;
+    let base = py.get_type::<CanjuError>();
+    for (k, (name, extra, doc)) in KIND_CLASSES.iter().enumerate() {
+        let bases = if extra.is_empty() {
+            PyTuple::new(py, [base.clone().into_any()])?
+        } else {
+            PyTuple::new(py, [base.clone().into_any(), builtins.getattr(*extra)?])?
+        };
+        let namespace = PyDict::new(py);
+        namespace.set_item("__doc__", *doc)?;
+        namespace.set_item("__module__", "canju")?;
+        let class = builtins
+            .getattr("type")?
+            .call1((*name, bases, namespace))?
+            .cast_into::<PyType>()?;
+        let _ = KINDS[k].set(py, class.clone().unbind());
+        m.add(*name, class)?;
+    }
+    Ok(())
+}
+
+/// An error of a [`Kind`] with a message.
+fn error_of(kind: Kind, e: impl std::fmt::Display) -> PyErr {
+    let msg = e.to_string();
+    Python::attach(|py| match KINDS[kind as usize].get(py) {
+        Some(class) => PyErr::from_type(class.bind(py).clone(), msg),
+        None => CanjuError::new_err(msg),
+    })
+}
 
 /// Any of the library's errors as a `CanjuError` with its message.
 fn err(e: impl std::fmt::Display) -> PyErr {
     CanjuError::new_err(e.to_string())
 }
 
-/// A serializable report as Python objects, through JSON (the shape `--json` prints).
-fn to_py<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
-    let text = serde_json::to_string(value).map_err(err)?;
+/// A value canju cannot read: `InvalidInputError`.
+fn bad(e: impl std::fmt::Display) -> PyErr {
+    error_of(Kind::Input, e)
+}
+
+/// A table's error: `TablebaseError`.
+fn table_err(e: impl std::fmt::Display) -> PyErr {
+    error_of(Kind::Tables, e)
+}
+
+/// An argument of the wrong type: `ArgumentTypeError`, naming the argument and the type
+/// given.
+fn wrong_type(name: &str, want: &str, v: &Bound<'_, PyAny>) -> PyErr {
+    let given = v
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    error_of(Kind::Type, format!("{name}: {want}, not {given}"))
+}
+
+/// A `str` argument.
+fn text(name: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+    if !v.is_instance_of::<PyString>() {
+        return Err(wrong_type(name, "a str", v));
+    }
+    v.extract::<String>()
+        .map_err(|_| bad(format!("{name}: not valid UTF-8")))
+}
+
+/// An `int` argument within `low..=high` (a bool is no number here).
+fn int_in(name: &str, v: &Bound<'_, PyAny>, low: i64, high: i64) -> PyResult<i64> {
+    if v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
+        return Err(wrong_type(name, "an int", v));
+    }
+    match v.extract::<i64>() {
+        Ok(n) if (low..=high).contains(&n) => Ok(n),
+        _ => Err(bad(format!("{name} {v}: between {low} and {high}"))),
+    }
+}
+
+/// A `bool` argument.
+fn flag(name: &str, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+    v.cast::<PyBool>()
+        .map(|b| b.is_true())
+        .map_err(|_| wrong_type(name, "a bool", v))
+}
+
+/// A path argument (`str` or `os.PathLike`), or None.
+fn path_opt(name: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<PathBuf>> {
+    match v {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => v
+            .extract::<PathBuf>()
+            .map(Some)
+            .map_err(|_| wrong_type(name, "a str or os.PathLike", v)),
+    }
+}
+
+/// A list (or other iterable, not a str) of moves.
+fn move_list(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if v.is_instance_of::<PyString>() {
+        return Err(wrong_type(name, "a list of moves", v));
+    }
+    let items = v
+        .try_iter()
+        .map_err(|_| wrong_type(name, "a list of moves", v))?;
+    items
+        .enumerate()
+        .map(|(i, item)| text(&format!("{name}[{i}]"), &item?))
+        .collect()
+}
+
+/// A serializable report as Python objects, through JSON (the shape `--json` prints),
+/// with `fill` giving the keys it may leave out their defaults: every dict of a report has
+/// the same keys every time.
+fn to_py<'py>(
+    py: Python<'py>,
+    value: &impl serde::Serialize,
+    fill: &[Fill],
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut json = serde_json::to_value(value).map_err(err)?;
+    complete(&mut json, fill);
+    let text = serde_json::to_string(&json).map_err(err)?;
     py.import("json")?.call_method1("loads", (text,))
 }
 
-fn rules_arg(rules: &str) -> PyResult<Rules> {
-    rules.parse::<Rules>().map_err(err)
+/// Keys a report's dicts may leave out, and what they are when left out: in every dict
+/// (at any depth) that has the key `marker`, each of `defaults` is set where missing.
+struct Fill {
+    marker: &'static str,
+    defaults: &'static [(&'static str, Default)],
 }
 
-fn notation_arg(notation: &str) -> PyResult<Notation> {
-    notation.parse::<Notation>().map_err(err)
+/// A left-out key's value.
+#[derive(Clone, Copy)]
+enum Default {
+    Null,
+    False,
+    EmptyList,
 }
 
-fn tables(dir: Option<PathBuf>, rules: &str) -> PyResult<Tablebase> {
-    let dir = dir
-        .or_else(|| std::env::var_os("CANJU_TB_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("tablebases"));
-    Ok(Tablebase::with_rules(dir, rules_arg(rules)?))
+fn complete(v: &mut Json, fill: &[Fill]) {
+    match v {
+        Json::Object(map) => {
+            for f in fill {
+                if map.contains_key(f.marker) {
+                    for (key, d) in f.defaults {
+                        map.entry(*key).or_insert(match d {
+                            Default::Null => Json::Null,
+                            Default::False => Json::Bool(false),
+                            Default::EmptyList => Json::Array(Vec::new()),
+                        });
+                    }
+                }
+            }
+            for child in map.values_mut() {
+                complete(child, fill);
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(|c| complete(c, fill)),
+        _ => {}
+    }
 }
 
-fn position_arg(fen: &str) -> PyResult<Position> {
-    fen.parse::<Position>().map_err(err)
+/// `probe`'s dicts: the position's and each move's.
+const PROBE_FILL: &[Fill] = &[Fill {
+    marker: "verdict",
+    defaults: &[
+        ("by_rule", Default::Null),
+        ("beyond_move_limit", Default::False),
+    ],
+}];
+/// `solve`'s moves.
+const SOLVE_FILL: &[Fill] = &[Fill {
+    marker: "iccs",
+    defaults: &[
+        ("plies", Default::Null),
+        ("by_rule", Default::False),
+        ("repeats", Default::False),
+        ("forbidden", Default::EmptyList),
+    ],
+}];
+/// `check_puzzle`'s moves.
+const CHECK_FILL: &[Fill] = &[Fill {
+    marker: "feedback",
+    defaults: &[
+        ("slower", Default::Null),
+        ("reason", Default::Null),
+        ("reason_zh", Default::Null),
+        ("now", Default::Null),
+        ("now_plies", Default::Null),
+    ],
+}];
+/// `puzzles`' entries.
+const PUZZLE_FILL: &[Fill] = &[Fill {
+    marker: "goal",
+    defaults: &[
+        ("moves", Default::Null),
+        ("checks", Default::False),
+        ("mate", Default::False),
+        ("long", Default::False),
+    ],
+}];
+/// `theory`'s report and its tables' sides.
+const THEORY_FILL: &[Fill] = &[
+    Fill {
+        marker: "counterexamples",
+        defaults: &[("heat", Default::Null)],
+    },
+    Fill {
+        marker: "win_beyond_move_limit",
+        defaults: &[
+            ("win_by_rule", Default::Null),
+            ("loss_by_rule", Default::Null),
+        ],
+    },
+];
+
+fn notation_arg(notation: &Bound<'_, PyAny>) -> PyResult<Notation> {
+    text("notation", notation)?.parse::<Notation>().map_err(bad)
+}
+
+fn position_arg(fen: &Bound<'_, PyAny>) -> PyResult<Position> {
+    text("fen", fen)?.parse::<Position>().map_err(bad)
 }
 
 /// The process's thread pool for the library's parallel work, made on first use and made
@@ -165,11 +397,11 @@ impl PyPosition {
     /// without one.
     #[new]
     #[pyo3(signature = (fen = None))]
-    fn new(fen: Option<&str>) -> PyResult<PyPosition> {
+    fn new(fen: Option<&Bound<'_, PyAny>>) -> PyResult<PyPosition> {
         Ok(PyPosition {
             pos: match fen {
-                Some(f) => position_arg(f)?,
-                None => Position::start(),
+                Some(f) if !f.is_none() => position_arg(f)?,
+                _ => Position::start(),
             },
         })
     }
@@ -204,9 +436,9 @@ impl PyPosition {
     }
 
     /// The legal moves, in `"iccs"` (`h2e2`), `"wxf"` (`C2.5`) or `"chinese"` (炮二平五).
-    #[pyo3(signature = (notation = "iccs"))]
-    fn legal_moves(&self, notation: &str) -> PyResult<Vec<String>> {
-        let n = notation_arg(notation)?;
+    #[pyo3(signature = (notation = None))]
+    fn legal_moves(&self, notation: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+        let n = notation_or_iccs(notation)?;
         Ok(self
             .pos
             .legal_moves()
@@ -216,39 +448,48 @@ impl PyPosition {
     }
 
     /// A move given in any of the three notations, written in `notation`.
-    #[pyo3(signature = (text, notation = "iccs"))]
-    fn move_name(&self, text: &str, notation: &str) -> PyResult<String> {
-        let m = self.parse(text)?;
+    #[pyo3(signature = (text, notation = None))]
+    fn move_name(
+        &self,
+        text: &Bound<'_, PyAny>,
+        notation: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        let m = self.parse(&self::text("text", text)?)?;
         Ok(notation::format_move(
             &self.pos,
             m,
-            notation_arg(notation)?,
+            notation_or_iccs(notation)?,
             Style::default(),
         ))
     }
 
     /// The position after the moves given (each in any notation, legal where it is played).
     #[pyo3(signature = (*moves))]
-    fn play(&self, moves: Vec<String>) -> PyResult<PyPosition> {
+    fn play(&self, moves: &Bound<'_, PyTuple>) -> PyResult<PyPosition> {
+        let moves = move_list("moves", moves)?;
         let mut pos = self.pos.clone();
         for (i, text) in moves.iter().enumerate() {
             let m = notation::parse_move(&pos, text)
-                .map_err(|e| err(format!("move {} ({text}): {e}", i + 1)))?;
+                .map_err(|e| bad(format!("move {} ({text}): {e}", i + 1)))?;
             pos.play_unchecked(m);
         }
         Ok(PyPosition { pos })
     }
 
     /// The board as text (Chinese characters when `chinese`).
-    #[pyo3(signature = (chinese = true))]
-    fn board(&self, chinese: bool) -> String {
-        canju_lib::render::terminal::board(
+    #[pyo3(signature = (chinese = None))]
+    fn board(&self, chinese: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+        let chinese = match chinese {
+            Some(c) => flag("chinese", c)?,
+            None => true,
+        };
+        Ok(canju_lib::render::terminal::board(
             &self.pos,
             canju_lib::render::terminal::Style {
                 chinese,
                 color: false,
             },
-        )
+        ))
     }
 
     fn __str__(&self) -> String {
@@ -259,32 +500,79 @@ impl PyPosition {
         format!("Position('{}')", self.pos)
     }
 
-    fn __eq__(&self, other: &PyPosition) -> bool {
-        self.pos.to_string() == other.pos.to_string()
+    /// Equal when the FENs are (board, side to move and counters); a position is never
+    /// equal to anything else.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyPosition>()
+            .is_ok_and(|o| self.pos.to_string() == o.get().pos.to_string())
+    }
+
+    fn __ne__(&self, other: &Bound<'_, PyAny>) -> bool {
+        !self.__eq__(other)
+    }
+
+    /// The hash of the FEN, as equality is the FEN's: a position is a dict key or a set
+    /// member.
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.pos.to_string().hash(&mut h);
+        h.finish()
     }
 }
 
 impl PyPosition {
     fn parse(&self, text: &str) -> PyResult<Move> {
-        notation::parse_move(&self.pos, text).map_err(err)
+        notation::parse_move(&self.pos, text).map_err(bad)
     }
+}
+
+/// A notation argument, `iccs` when not given.
+fn notation_or_iccs(notation: Option<&Bound<'_, PyAny>>) -> PyResult<Notation> {
+    match notation {
+        Some(n) if !n.is_none() => notation_arg(n),
+        _ => Ok(Notation::Iccs),
+    }
+}
+
+/// A `str` argument with a default.
+fn text_or(name: &str, v: Option<&Bound<'_, PyAny>>, default: &str) -> PyResult<String> {
+    match v {
+        Some(v) if !v.is_none() => text(name, v),
+        _ => Ok(default.to_string()),
+    }
+}
+
+/// The rule set of a `rules` argument, `asian` when not given.
+fn tables_of(
+    dir: Option<&Bound<'_, PyAny>>,
+    rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Tablebase> {
+    let dir = path_opt("dir", dir)?
+        .or_else(|| std::env::var_os("CANJU_TB_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("tablebases"));
+    let rules = text_or("rules", rules, "asian")?
+        .parse::<Rules>()
+        .map_err(bad)?;
+    Ok(Tablebase::with_rules(dir, rules))
 }
 
 /// The value of a position in the tables and of every legal move, best first: what
 /// `canju probe --json` prints.
 #[pyfunction]
-#[pyo3(signature = (fen, dir = None, rules = "asian"))]
+#[pyo3(signature = (fen, dir = None, rules = None))]
 fn probe<'py>(
     py: Python<'py>,
-    fen: &str,
-    dir: Option<PathBuf>,
-    rules: &str,
+    fen: &Bound<'py, PyAny>,
+    dir: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pos = position_arg(fen)?;
-    let tb = tables(dir, rules)?;
+    let tb = tables_of(dir, rules)?;
     let stop = AtomicBool::new(false);
-    let r = interruptible(py, &stop, || report::probe(&tb, &pos, false))?.map_err(err)?;
-    to_py(py, &r)
+    let r = interruptible(py, &stop, || report::probe(&tb, &pos, false))?.map_err(table_err)?;
+    to_py(py, &r, PROBE_FILL)
 }
 
 /// The shortest forced win within `max_moves` moves, every winning first move and the
@@ -292,39 +580,66 @@ fn probe<'py>(
 /// hold; `rules="asian"` (a defence that only checks, threatens mate or chases forever
 /// fails: 长打作负), `"check-only"` (only checking forever fails) or `"none"`.
 #[pyfunction]
-#[pyo3(signature = (fen, max_moves = 6, rules = "asian", checks_only = false, mate_only = false, method = "depth-first", time = None, dir = None))]
+#[pyo3(signature = (fen, max_moves = None, rules = None, checks_only = None, mate_only = None, method = None, time = None, dir = None))]
 #[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     py: Python<'py>,
-    fen: &str,
-    max_moves: u32,
-    rules: &str,
-    checks_only: bool,
-    mate_only: bool,
-    method: &str,
-    time: Option<f64>,
-    dir: Option<PathBuf>,
+    fen: &Bound<'py, PyAny>,
+    max_moves: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+    checks_only: Option<&Bound<'py, PyAny>>,
+    mate_only: Option<&Bound<'py, PyAny>>,
+    method: Option<&Bound<'py, PyAny>>,
+    time: Option<&Bound<'py, PyAny>>,
+    dir: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pos = position_arg(fen)?;
-    let mut options = Options::new(max_moves);
-    options.rules = rules_arg(rules)?;
-    options.checks_only = checks_only;
-    options.mate_only = mate_only;
-    options.method = method.parse().map_err(err)?;
-    options.time = match time {
-        None => None,
-        Some(t) if t.is_finite() && t > 0.0 && t <= 1e7 => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(err(format!(
-                "time {t}: a number of seconds above 0, at most 10000000 (115 days)"
-            )));
-        }
+    let max_moves = match max_moves {
+        Some(n) if !n.is_none() => int_in("max_moves", n, 1, i64::from(solver::MAX_MOVES))? as u32,
+        _ => 6,
     };
-    let tb = tables(dir, rules)?;
+    let mut options = Options::new(max_moves);
+    let tb = tables_of(dir, rules)?;
+    options.rules = tb.rules();
+    options.checks_only = checks_only
+        .map(|v| flag("checks_only", v))
+        .transpose()?
+        .unwrap_or(false);
+    options.mate_only = mate_only
+        .map(|v| flag("mate_only", v))
+        .transpose()?
+        .unwrap_or(false);
+    options.method = text_or("method", method, "depth-first")?
+        .parse()
+        .map_err(bad)?;
+    options.time = match time {
+        Some(t) if !t.is_none() => {
+            if t.is_instance_of::<PyBool>()
+                || !(t.is_instance_of::<PyFloat>() || t.is_instance_of::<PyInt>())
+            {
+                return Err(wrong_type("time", "a number of seconds", t));
+            }
+            match t.extract::<f64>() {
+                Ok(t) if t.is_finite() && t > 0.0 && t <= 1e7 => Some(Duration::from_secs_f64(t)),
+                _ => {
+                    return Err(bad(format!(
+                        "time {t}: a number of seconds above 0, at most 10000000 (115 days)"
+                    )));
+                }
+            }
+        }
+        _ => None,
+    };
     let stop = Arc::new(AtomicBool::new(false));
     options.stop = stop.clone();
-    let s = interruptible(py, &stop, || solver::solve(&pos, &options, Some(&tb)))?.map_err(err)?;
-    to_py(py, &SolveReport::new(&pos, &s))
+    let s = interruptible(py, &stop, || solver::solve(&pos, &options, Some(&tb)))?.map_err(
+        |e| match e {
+            solver::SolveError::Table(t) => table_err(t),
+            solver::SolveError::Bound(_) => bad(e),
+            other => err(other),
+        },
+    )?;
+    to_py(py, &SolveReport::new(&pos, &s), SOLVE_FILL)
 }
 
 /// Every built-in puzzle, as `canju puzzle list --json` lists it (without progress).
@@ -332,49 +647,55 @@ fn solve<'py>(
 fn puzzles(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     let all = puzzle::load_builtin().map_err(err)?;
     let list: Vec<_> = all.iter().map(|p| p.summary()).collect();
-    to_py(py, &list)
+    to_py(py, &list, PUZZLE_FILL)
 }
 
 /// Judges a line of moves of the puzzle `id` (the player's alone, or both sides') against
 /// perfect play: what `canju puzzle check --json` prints.
 #[pyfunction]
-#[pyo3(signature = (id, moves, dir = None, rules = "asian"))]
+#[pyo3(signature = (id, moves, dir = None, rules = None))]
 fn check_puzzle<'py>(
     py: Python<'py>,
-    id: &str,
-    moves: Vec<String>,
-    dir: Option<PathBuf>,
-    rules: &str,
+    id: &Bound<'py, PyAny>,
+    moves: &Bound<'py, PyAny>,
+    dir: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let id = text("id", id)?;
+    let moves = move_list("moves", moves)?;
     let all = puzzle::load_builtin().map_err(err)?;
     let p = all
         .iter()
         .find(|p| p.entry.id == id)
-        .ok_or_else(|| err(format!("no puzzle '{id}' (canju.puzzles() lists them)")))?;
-    let tb = tables(dir, rules)?;
+        .ok_or_else(|| bad(format!("no puzzle '{id}' (canju.puzzles() lists them)")))?;
+    let tb = tables_of(dir, rules)?;
     let stop = Arc::new(AtomicBool::new(false));
     let r = interruptible(py, &stop, || {
         let judge = Judge::for_puzzle(Some(&tb), p).with_limits(stop.clone(), None);
         puzzle::check::check_line(p, &judge, &moves)
     })?
     .map_err(err)?;
-    to_py(py, &r)
+    to_py(py, &r, CHECK_FILL)
 }
 
 /// A saying or a material measured over its table (built first if missing): what `canju
 /// theory CLAIM --json` prints.
 #[pyfunction(name = "theory")]
-#[pyo3(signature = (claim, dir = None, rules = "asian", examples = 3))]
+#[pyo3(signature = (claim, dir = None, rules = None, examples = None))]
 fn theory_report<'py>(
     py: Python<'py>,
-    claim: &str,
-    dir: Option<PathBuf>,
-    rules: &str,
-    examples: usize,
+    claim: &Bound<'py, PyAny>,
+    dir: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+    examples: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let claim = Claim::parse(claim).map_err(err)?;
-    claim.check_scope().map_err(err)?;
-    let tb = tables(dir, rules)?;
+    let claim = Claim::parse(&text("claim", claim)?).map_err(bad)?;
+    claim.check_scope().map_err(bad)?;
+    let examples = match examples {
+        Some(n) if !n.is_none() => int_in("examples", n, 0, 1_000_000)? as usize,
+        _ => 3,
+    };
+    let tb = tables_of(dir, rules)?;
     let stop = Arc::new(AtomicBool::new(false));
     let r = interruptible(py, &stop, || -> Result<theory::Report, String> {
         build::build(
@@ -392,7 +713,7 @@ fn theory_report<'py>(
         theory::measure(&claim, &tb, &request, &|_, _| {}).map_err(|e| e.to_string())
     })?
     .map_err(err)?;
-    to_py(py, &r)
+    to_py(py, &r, THEORY_FILL)
 }
 
 /// Reports a build's progress to a Python callable: `progress(material, stage, done,
@@ -438,16 +759,25 @@ impl Progress for PyProgress {
 /// (`material`, `outcome`, `seconds`). `progress`, if given, is called as `progress(material,
 /// stage, a, b)`.
 #[pyfunction]
-#[pyo3(signature = (material, dir = None, rules = "asian", progress = None))]
+#[pyo3(signature = (material, dir = None, rules = None, progress = None))]
 fn build_tables<'py>(
     py: Python<'py>,
-    material: &str,
-    dir: Option<PathBuf>,
-    rules: &str,
-    progress: Option<Py<PyAny>>,
+    material: &Bound<'py, PyAny>,
+    dir: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let m: Material = material.parse().map_err(err)?;
-    let tb = tables(dir, rules)?;
+    let m: Material = text("material", material)?.parse().map_err(bad)?;
+    let tb = tables_of(dir, rules)?;
+    let progress = match progress {
+        Some(p) if !p.is_none() => {
+            if !p.is_callable() {
+                return Err(wrong_type("progress", "a callable", p));
+            }
+            Some(p.clone().unbind())
+        }
+        _ => None,
+    };
     let callback = progress.map(Arc::new);
     let stop = Arc::new(AtomicBool::new(false));
     let raised = Raised::default();
@@ -471,7 +801,7 @@ fn build_tables<'py>(
     if let Some(e) = raised.take() {
         return Err(e);
     }
-    let reports = built.map_err(err)?;
+    let reports = built.map_err(table_err)?;
     let rows: Vec<serde_json::Value> = reports
         .iter()
         .map(|r| {
@@ -482,7 +812,7 @@ fn build_tables<'py>(
             })
         })
         .collect();
-    to_py(py, &rows)
+    to_py(py, &rows, &[])
 }
 
 /// canju: Xiangqi endgames for Python.
@@ -490,6 +820,7 @@ fn build_tables<'py>(
 fn canju(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPosition>()?;
     m.add("CanjuError", m.py().get_type::<CanjuError>())?;
+    add_kinds(m)?;
     m.add_function(wrap_pyfunction!(probe, m)?)?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(puzzles, m)?)?;
@@ -497,5 +828,22 @@ fn canju(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(theory_report, m)?)?;
     m.add_function(wrap_pyfunction!(build_tables, m)?)?;
     m.add("START_FEN", canju_lib::START_FEN)?;
+    m.add(
+        "__all__",
+        [
+            "ArgumentTypeError",
+            "CanjuError",
+            "InvalidInputError",
+            "Position",
+            "START_FEN",
+            "TablebaseError",
+            "build_tables",
+            "check_puzzle",
+            "probe",
+            "puzzles",
+            "solve",
+            "theory",
+        ],
+    )?;
     Ok(())
 }

@@ -74,6 +74,75 @@ def test_errors_are_canju_errors_with_the_library_message():
     assert issubclass(canju.CanjuError, Exception)
 
 
+def test_every_error_is_a_canju_error_of_its_kind():
+    # what canju cannot read: a CanjuError that is a ValueError too
+    assert issubclass(canju.InvalidInputError, canju.CanjuError)
+    assert issubclass(canju.InvalidInputError, ValueError)
+    for bad in (
+        lambda: canju.Position("xx"),
+        lambda: canju.Position().play("a0a5"),
+        lambda: canju.solve(TWO_CHARIOTS, rules="house"),
+        lambda: canju.solve(TWO_CHARIOTS, max_moves=0),
+        # numbers too large or negative: never a bare OverflowError
+        lambda: canju.solve(TWO_CHARIOTS, max_moves=2**70),
+        lambda: canju.solve(TWO_CHARIOTS, max_moves=-1),
+        lambda: canju.solve(TWO_CHARIOTS, time=-1.0),
+        lambda: canju.theory("KRK", examples=-5),
+        lambda: canju.check_puzzle("no-such-puzzle", []),
+        lambda: canju.Position().legal_moves("klingon"),
+    ):
+        with pytest.raises(canju.InvalidInputError):
+            bad()
+    # arguments of the wrong type: a CanjuError that is a TypeError too, naming it
+    assert issubclass(canju.ArgumentTypeError, canju.CanjuError)
+    assert issubclass(canju.ArgumentTypeError, TypeError)
+    for wrong, name in (
+        (lambda: canju.Position(42), "fen"),
+        (lambda: canju.solve(TWO_CHARIOTS, max_moves="3"), "max_moves"),
+        (lambda: canju.solve(TWO_CHARIOTS, max_moves=True), "max_moves"),
+        (lambda: canju.solve(TWO_CHARIOTS, checks_only=1), "checks_only"),
+        (lambda: canju.solve(TWO_CHARIOTS, time="soon"), "time"),
+        (lambda: canju.probe(TWO_CHARIOTS, dir=3), "dir"),
+        (lambda: canju.check_puzzle("mate-001", "h2e2"), "moves"),
+        (lambda: canju.check_puzzle("mate-001", ["h2e2", 7]), "moves"),
+        (lambda: canju.Position().play("h2e2", None), "moves"),
+        (lambda: canju.build_tables("KRK", progress=5), "progress"),
+    ):
+        with pytest.raises(canju.ArgumentTypeError, match=name):
+            wrong()
+    # a table that is not there
+    assert issubclass(canju.TablebaseError, canju.CanjuError)
+    with tempfile.TemporaryDirectory() as d:
+        with pytest.raises(canju.TablebaseError, match="no KRK table"):
+            canju.probe("4k4/9/9/9/9/9/9/9/9/R2K5 w", dir=d)
+
+
+def test_the_module_names_what_it_exports():
+    assert sorted(canju.__all__) == sorted(
+        name for name in dir(canju) if not name.startswith("_") and name != "canju"
+    )
+
+
+def test_positions_are_hashable_and_compare_by_their_fen():
+    a, b = canju.Position(TWO_CHARIOTS), canju.Position(TWO_CHARIOTS)
+    assert a == b and not (a != b) and hash(a) == hash(b)
+    assert len({a, b, canju.Position()}) == 2
+    assert {a: 1}[b] == 1
+    # never equal to what is not a position, and no error for asking
+    assert a != a.fen and not (a == 3) and a != None  # noqa: E711
+
+
+def test_reports_have_the_same_keys_every_time(empty_dir):
+    # a win by mate and a win that needs the rule: the same keys in every move's dict,
+    # by_rule False where no rule decided
+    plain = canju.solve(TWO_CHARIOTS, max_moves=3, dir=empty_dir)
+    by_rule = canju.solve(HORSE_CHECKS, max_moves=8, dir=empty_dir)
+    moves = plain["winning_moves"] + by_rule["winning_moves"]
+    assert moves and all(set(m) == set(moves[0]) for m in moves)
+    assert plain["winning_moves"][0]["by_rule"] is False
+    assert set(plain) == set(by_rule)
+
+
 def test_solve_as_the_command_line_prints_it(empty_dir):
     s = canju.solve(TWO_CHARIOTS, max_moves=3, dir=empty_dir)
     assert s["verdict"] == "win"
