@@ -515,3 +515,151 @@ fn the_engine_reports_its_progress_its_tables_and_honours_searchmoves_and_ponder
     e.send("quit");
     assert!(e.child.wait().unwrap().success());
 }
+
+/// Whether an `info` line keeps to UCI's grammar: known keywords, each with the values
+/// it takes (`score cp N | mate N [lowerbound|upperbound]`, `pv` and `currmove` ICCS
+/// moves, `string` the rest of the line), nothing unknown or out of place.
+fn check_info_grammar(line: &str) -> Result<(), String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.first() != Some(&"info") || words.len() < 2 {
+        return Err("not an info line with content".into());
+    }
+    let is_move = |w: &str| {
+        let b = w.as_bytes();
+        b.len() == 4
+            && (b'a'..=b'i').contains(&b[0])
+            && b[1].is_ascii_digit()
+            && (b'a'..=b'i').contains(&b[2])
+            && b[3].is_ascii_digit()
+    };
+    let number = |w: Option<&&str>, signed: bool| {
+        w.is_some_and(|w| {
+            let digits = if signed { w.trim_start_matches('-') } else { w };
+            !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
+        })
+    };
+    let mut i = 1;
+    while i < words.len() {
+        match words[i] {
+            "string" => return Ok(()),
+            "depth" | "seldepth" | "time" | "nodes" | "nps" | "multipv" | "hashfull" | "tbhits"
+            | "currmovenumber" => {
+                if !number(words.get(i + 1), false) {
+                    return Err(format!("{} without a number", words[i]));
+                }
+                i += 2;
+            }
+            "score" => {
+                match words.get(i + 1) {
+                    Some(&"cp") | Some(&"mate") if number(words.get(i + 2), true) => i += 3,
+                    _ => return Err("score without cp N or mate N".into()),
+                }
+                if matches!(words.get(i), Some(&"lowerbound") | Some(&"upperbound")) {
+                    i += 1;
+                }
+            }
+            "currmove" => {
+                if !words.get(i + 1).is_some_and(|w| is_move(w)) {
+                    return Err("currmove without a move".into());
+                }
+                i += 2;
+            }
+            "pv" => {
+                i += 1;
+                let start = i;
+                while i < words.len() && is_move(words[i]) {
+                    i += 1;
+                }
+                if i == start {
+                    return Err("pv without moves".into());
+                }
+            }
+            other => return Err(format!("unknown word '{other}'")),
+        }
+    }
+    Ok(())
+}
+
+/// A GUI's session in the order Pikafish-speaking GUIs send it (handshake, options, a new
+/// game, moves played from the start with a clock, an analysis of a position with `go
+/// infinite` and `stop`, a table position, `quit`): every answer in its place and every
+/// `info` line in UCI's grammar.
+#[test]
+fn a_scripted_gui_session_keeps_to_the_uci_grammar() {
+    let dir = TempDir::new("uci-gui");
+    build_tables(
+        &canju::tablebase::Tablebase::with_rules(&dir.0, canju::tablebase::Rules::Asian),
+        "KNKA",
+    );
+    let mut e = Engine::start(dir.arg());
+    let mut infos = Vec::new();
+    let mut keep = |lines: &[String]| {
+        infos.extend(lines.iter().filter(|l| l.starts_with("info")).cloned());
+    };
+    e.send("uci");
+    let hello = e.until("uciok");
+    assert!(hello.iter().any(|l| l.starts_with("id name ")), "{hello:?}");
+    for l in &hello[..hello.len() - 1] {
+        assert!(l.starts_with("id ") || l.starts_with("option name "), "{l}");
+    }
+    e.send("setoption name Threads value 1");
+    e.send("setoption name Hash value 16");
+    e.send("setoption name Ponder value false");
+    e.send("isready");
+    keep(&e.until("readyok"));
+    e.send("ucinewgame");
+    e.send("isready");
+    keep(&e.until("readyok"));
+    // a game: the GUI sends the whole game each time, then the clocks
+    e.send("position startpos moves h2e2 h9g7");
+    e.send("go wtime 3000 btime 3000 winc 0 binc 0");
+    let answer = e.until("bestmove");
+    keep(&answer);
+    let best = answer
+        .last()
+        .unwrap()
+        .strip_prefix("bestmove ")
+        .unwrap()
+        .to_string();
+    let mut pos = canju::Position::start();
+    for m in ["h2e2", "h9g7"] {
+        let m = canju::notation::parse_move(&pos, m).unwrap();
+        pos.play_unchecked(m);
+    }
+    assert!(canju::notation::parse_move(&pos, &best).is_ok(), "{best}");
+    // analysis: go infinite until the GUI stops it
+    e.send("position fen 3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w - - 0 1");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("stop");
+    let answer = e.until("bestmove");
+    keep(&answer);
+    assert!(
+        answer.iter().any(|l| l.contains("score mate 3")),
+        "{answer:?}"
+    );
+    // a table position with a depth limit
+    e.send("position fen 3a5/4k4/9/4N4/9/9/9/9/9/3K5 w - - 0 1");
+    e.send("go depth 10");
+    let answer = e.until("bestmove");
+    keep(&answer);
+    assert_eq!(answer.last().unwrap(), "bestmove e6c7");
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+    assert!(infos.len() >= 4, "{infos:?}");
+    // (the grammar refuses what is not UCI)
+    for wrong in [
+        "info depth x",
+        "info score cp",
+        "info score mate 3 pv",
+        "info colour red",
+        "info",
+    ] {
+        assert!(check_info_grammar(wrong).is_err(), "{wrong}");
+    }
+    for l in &infos {
+        if let Err(why) = check_info_grammar(l) {
+            panic!("not UCI: {l}: {why}");
+        }
+    }
+}
