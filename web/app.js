@@ -78,8 +78,9 @@ const WORDS = {
     'hint.takeBack': '提示：先悔掉错着',
     solution: (line) => `答案：${line}`,
     'solution.none': '答案：此处已无着法能达成目标（悔棋）',
-    recorded: (result, r, pr, due) =>
-      `记录：${WORDS.zh['mark.' + result]}；你的等级分 ${r}，本题 ${pr}${due ? `；${due}复习` : ''}`,
+    recorded: (result, r, change, pr, due) =>
+      `记录：${WORDS.zh['mark.' + result]}；你的等级分 ${r}（${change}），本题 ${pr}${due ? `；${due}复习` : ''}`,
+    practice: (result, r) => `练习：${WORDS.zh['mark.' + result]}（此题已有记录，尚未到复习时间：等级分与复习安排不变）；你的等级分 ${r}`,
     'not.saved': (e) => `（进度未保存：${e}）`,
     'wait.min': (n) => `${n}分钟后`,
     'wait.hour': (n) => `${n}小时后`,
@@ -191,8 +192,10 @@ const WORDS = {
     'hint.takeBack': 'hint: take the mistake back first (undo)',
     solution: (line) => `solution: ${line}`,
     'solution.none': 'solution: no move keeps the goal from here (undo)',
-    recorded: (result, r, pr, due) =>
-      `recorded: ${WORDS.en['mark.' + result]}; your rating ${r}, this puzzle ${pr}${due ? `; back for review ${due}` : ''}`,
+    recorded: (result, r, change, pr, due) =>
+      `recorded: ${WORDS.en['mark.' + result]}; your rating ${r} (${change}), this puzzle ${pr}${due ? `; back for review ${due}` : ''}`,
+    practice: (result, r) =>
+      `practice: ${WORDS.en['mark.' + result]} (a replay before its review is due: rating and review unchanged); your rating ${r}`,
     'not.saved': (e) => `(progress not saved: ${e})`,
     'wait.min': (n) => `in ${n} minute${n === 1 ? '' : 's'}`,
     'wait.hour': (n) => `in ${n} hour${n === 1 ? '' : 's'}`,
@@ -592,7 +595,9 @@ function renderPuzzle() {
   if (!p) return;
   $('#puzzle-title').textContent = p.title;
   const summary = P.list.find((x) => x.id === p.id) || p;
-  $('#puzzle-meta').textContent = `${p.id} · ${t('meta', collectionName(p.collection), summary.rating, summary.progress ? t('mark.' + summary.progress) : '')}`;
+  // a puzzle's rating is hidden until it has been done once (recorded), as lichess does
+  const rating = summary.progress || P.recorded ? summary.rating : '?';
+  $('#puzzle-meta').textContent = `${p.id} · ${t('meta', collectionName(p.collection), rating, summary.progress ? t('mark.' + summary.progress) : '')}`;
   $('#puzzle-goal').textContent = LANG === 'zh' ? p.goal_zh : p.goal_text;
   renderTurn();
   renderFeedback();
@@ -682,19 +687,26 @@ async function stepTo(at) {
   await showPuzzle();
 }
 
-async function recordResult(solved) {
+// a rating change as lichess shows it: +12, −8 (a minus sign), ±0
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
+
+// Records the attempt once: at its end, or the moment a hint or the solution is shown
+// (`help`), whether or not the player goes on; a replay before the puzzle is due again is
+// practice, which the server records without moving any rating.
+async function recordResult(solved, { help = false } = {}) {
   if (P.recorded) return;
   P.recorded = true;
   const p = P.current;
   try {
-    const r = await post(`/api/puzzles/${enc(p.id)}/result`, { solved, helped: P.helped });
+    const r = await post(`/api/puzzles/${enc(p.id)}/result`, { solved, helped: P.helped, help });
     const entry = P.list.find((x) => x.id === p.id);
-    if (entry) Object.assign(entry, { progress: r.result, rating: r.puzzle_rating, due: r.due });
+    if (entry && !r.practice) Object.assign(entry, { progress: r.result, rating: r.puzzle_rating, due: r.due });
     ME.rating = r.rating;
     ME.deviation = r.rating_deviation;
     loadMe();
     const dueIn = r.due != null ? wait(r.due - Date.now() / 1000) : null;
-    addFeedback({ cls: 'muted', key: 'recorded', args: [r.result, r.rating, r.puzzle_rating, dueIn] });
+    if (r.practice) addFeedback({ cls: 'muted', key: 'practice', args: [r.result, r.rating] });
+    else addFeedback({ cls: 'muted', key: 'recorded', args: [r.result, r.rating, signed(r.rating_change), r.puzzle_rating, dueIn] });
     renderList();
     renderPuzzle();
   } catch (e) {
@@ -780,6 +792,7 @@ $('#p-hint').addEventListener('click', async () => {
       P.marks = [];
       setFeedback({ said: h.move });
     }
+    await recordResult(false, { help: true });
     await showPuzzle();
   } catch (e) {
     setFeedback({ cls: 'error', raw: e.message });
@@ -806,11 +819,13 @@ $('#p-solution').addEventListener('click', async () => {
     P.helped = true;
     if (!s.line.length) {
       setFeedback({ key: 'solution.none' });
+      await recordResult(false, { help: true });
       return;
     }
     P.arrows = P.wrongAt == null ? [s.line[0].iccs] : [];
     P.marks = [];
     setFeedback({ key: 'solution', line: s.line, first: Math.floor(from.length / 2) + 1 });
+    await recordResult(false, { help: true });
     await showPuzzle();
   } catch (e) {
     setFeedback({ cls: 'error', raw: e.message });

@@ -7,6 +7,7 @@ use std::io::{BufRead, IsTerminal};
 
 use canju::Position;
 use canju::puzzle::attempt::{Attempt, AttemptError, Ending, Outcome, Status};
+use canju::puzzle::progress::Finish;
 use canju::puzzle::words::{self, Lang};
 use canju::puzzle::{Feedback, Judge, Puzzle, PuzzleError};
 
@@ -23,8 +24,24 @@ fn draw_board(pos: &Position, lang: Lang) {
 }
 
 /// Plays a puzzle from standard input, speaking `lang`; the outcome counts for the
-/// player's progress.
-pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> {
+/// player's progress. `on_help` runs the first time a hint or the solution is shown (the
+/// attempt is recorded then, whether or not the player goes on).
+pub fn play(
+    p: &Puzzle,
+    judge: &Judge,
+    lang: Lang,
+    on_help: &mut dyn FnMut(Finish),
+) -> Result<Outcome, CliError> {
+    let mut recorded = false;
+    // the first help shown records the attempt: with help, or failed after a mistake
+    let mut help = |a: &Attempt, recorded: &mut bool| {
+        if a.helped() && !std::mem::replace(recorded, true) {
+            on_help(match a.outcome() {
+                Outcome::Failed => Finish::Failed,
+                _ => Finish::Helped,
+            });
+        }
+    };
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
     let player = p.goal.side;
@@ -80,6 +97,7 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
             "hint" | "提示" => {
                 let h = a.hint().map_err(puzzle_error)?;
                 outln!("{}", words::hint(lang, &h));
+                help(&a, &mut recorded);
                 continue;
             }
             "undo" | "悔棋" => {
@@ -95,6 +113,7 @@ pub fn play(p: &Puzzle, judge: &Judge, lang: Lang) -> Result<Outcome, CliError> 
             "solution" | "答案" => {
                 let line = a.solution().map_err(puzzle_error)?;
                 outln!("{}", words::solution(lang, &line));
+                help(&a, &mut recorded);
                 continue;
             }
             _ => {}

@@ -6,7 +6,7 @@ use canju::puzzle::attempt::AttemptError;
 use canju::puzzle::check::check_line;
 use canju::puzzle::import::{ImportError, import_into};
 use canju::puzzle::listing::mark;
-use canju::puzzle::progress::Why;
+use canju::puzzle::progress::{Finish, Why};
 use canju::puzzle::train::{MAX_TRAIN_MOVES, TrainRequest, training_puzzle};
 use canju::puzzle::words::Lang;
 use canju::puzzle::{self, Judge, Puzzle};
@@ -668,33 +668,63 @@ pub fn play_cmd(
     let tb = Tablebase::with_rules(table_dir(tables)?, rules);
     ensure_tables(p, &tb)?;
     let judge = Judge::for_puzzle(Some(&tb), p);
-    let outcome = super::play::play(p, &judge, lang)?;
-    if let (Some(finish), Some(path)) = (outcome.finish(), path) {
-        // re-read under the lock: another terminal or the page may have recorded since
-        let now = puzzle::progress::now();
-        let (after, warning) = puzzle::progress::update(&path, |pr| pr.record(p, finish, now))
-            .map_err(|e| CliError {
-                code: 1,
-                message: e.to_string(),
-            })?;
-        if let Some(w) = warning {
-            errln!("canju: warning: {w}");
+    // a hint or the solution is recorded when it is shown: leaving after it does not leave
+    // the puzzle untried, and the attempt is not recorded again at its end
+    let mut recorded = None;
+    let mut on_help = |finish: Finish| {
+        if let Some(path) = &path {
+            recorded = Some(record_attempt(path, p, finish, lang));
         }
-        let review = after
-            .get(&p.entry.id)
-            .and_then(|r| r.review)
-            .map(|r| r.due.saturating_sub(now));
+    };
+    let outcome = super::play::play(p, &judge, lang, &mut on_help)?;
+    if let Some(done) = recorded {
+        done?;
         outln!(
             "{}",
-            puzzle::words::recorded(
-                lang,
-                finish,
-                after.player_rating().shown(),
-                after.puzzle_rating(p).shown(),
-                review
+            lang.pick(
+                "（本次已在看提示或答案时记录）",
+                "(this attempt was recorded when help was shown)"
             )
         );
+        return Ok(());
     }
+    if let (Some(finish), Some(path)) = (outcome.finish(), path) {
+        record_attempt(&path, p, finish, lang)?;
+    }
+    Ok(())
+}
+
+/// Records an attempt in the progress file (re-read under its lock: another terminal or
+/// the page may have recorded since) and says what was recorded.
+fn record_attempt(
+    path: &std::path::Path,
+    p: &canju::puzzle::Puzzle,
+    finish: Finish,
+    lang: Lang,
+) -> Result<(), CliError> {
+    let now = puzzle::progress::now();
+    let (after, recorded, warning) = puzzle::progress::update(path, |pr| pr.record(p, finish, now))
+        .map_err(|e| CliError {
+            code: 1,
+            message: e.to_string(),
+        })?;
+    if let Some(w) = warning {
+        errln!("canju: warning: {w}");
+    }
+    let review = after
+        .get(&p.entry.id)
+        .and_then(|r| r.review)
+        .map(|r| r.due.saturating_sub(now));
+    outln!(
+        "{}",
+        puzzle::words::recorded(
+            lang,
+            finish,
+            &recorded,
+            after.puzzle_rating(p).shown(),
+            review
+        )
+    );
     Ok(())
 }
 
@@ -798,7 +828,7 @@ pub fn train(a: TrainArgs) -> CliResult {
         )));
     };
     outln!("seed {seed} (--seed {seed} plays this position again)");
-    super::play::play(&p, &Judge::new(Some(&tb)), a.lang)?;
+    super::play::play(&p, &Judge::new(Some(&tb)), a.lang, &mut |_| {})?;
     Ok(())
 }
 

@@ -325,6 +325,11 @@ impl<'p, 'j> Attempt<'p, 'j> {
         true
     }
 
+    /// Whether a hint or the solution has been shown in this attempt.
+    pub fn helped(&self) -> bool {
+        self.helped
+    }
+
     /// A hint: the piece to move the first time, the move the second.
     pub fn hint(&mut self) -> Result<Hint, PuzzleError> {
         if self.wrong.is_some() {

@@ -75,6 +75,32 @@ pub struct Record {
     /// When it comes back, if it is under review.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<Review>,
+    /// Replays before it was due again: practice, which moves neither rating nor review.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub practice: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// What recording an attempt did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Recorded {
+    /// A replay of a puzzle already recorded and not due for review: practice, counted
+    /// apart; ratings, review and streak as they were.
+    pub practice: bool,
+    /// The player's rating before.
+    pub player_before: Rating,
+    /// The player's rating after.
+    pub player_after: Rating,
+}
+
+impl Recorded {
+    /// The player's rating change as shown (`+12`, `−8`, `±0`), rounded as ratings are.
+    pub fn change(&self) -> i32 {
+        self.player_after.shown() - self.player_before.shown()
+    }
 }
 
 impl Record {
@@ -131,12 +157,23 @@ pub fn now() -> u64 {
 
 impl Progress {
     /// Records an attempt at `puzzle` that ended at `now` (seconds since 1970): its counts,
-    /// both ratings (a clean solve is the player's win, anything else the puzzle's), and
-    /// its place in the review.
-    pub fn record(&mut self, puzzle: &super::Puzzle, finish: Finish, now: u64) {
+    /// both ratings (a clean solve is the player's win, a solve with help a draw, a
+    /// failure a loss), and its place in the review. A replay of a puzzle already recorded
+    /// and not due for review is practice: counted apart, and nothing else moves (six
+    /// replays of a pattern would otherwise farm rating and push its review out).
+    pub fn record(&mut self, puzzle: &super::Puzzle, finish: Finish, now: u64) -> Recorded {
         let player = self.player_rating();
         let seeded = self.puzzle_rating(puzzle);
         let r = self.puzzles.entry(puzzle.entry.id.clone()).or_default();
+        let recorded_before = r.attempts > 0 || r.last_finish().is_some();
+        if recorded_before && r.due().is_none_or(|due| due > now) {
+            r.practice = r.practice.saturating_add(1);
+            return Recorded {
+                practice: true,
+                player_before: player,
+                player_after: player,
+            };
+        }
         r.attempts = r.attempts.saturating_add(1);
         r.last = Some(finish);
         match finish {
@@ -147,7 +184,7 @@ impl Progress {
         if finish != Finish::Failed {
             r.solved = true;
         }
-        let (p, q) = rating::after_attempt(player, seeded, finish == Finish::Clean);
+        let (p, q) = rating::after_attempt(player, seeded, finish);
         r.rating = Some(q);
         self.player = p;
         r.review = match (finish, r.review) {
@@ -168,6 +205,11 @@ impl Progress {
             Finish::Clean => self.streak.saturating_add(1),
             _ => 0,
         };
+        Recorded {
+            practice: false,
+            player_before: player,
+            player_after: self.player_rating(),
+        }
     }
 
     /// The player's rating (a damaged value read from the file is a newcomer's).
@@ -344,19 +386,20 @@ pub fn save(path: &Path, p: &Progress) -> Result<(), ProgressError> {
 /// Changes the progress file under its lock: reads what is there now (setting a damaged
 /// file aside), applies `change`, writes the result. Two processes (two terminals, the
 /// page and a terminal) that update at once take turns, and neither loses the other's
-/// records. Returns the progress as written and where a damaged file went, if it was.
-pub fn update(
+/// records. Returns the progress as written, what `change` returned, and where a damaged
+/// file went, if it was.
+pub fn update<R>(
     path: &Path,
-    change: impl FnOnce(&mut Progress),
-) -> Result<(Progress, Option<SetAside>), ProgressError> {
+    change: impl FnOnce(&mut Progress) -> R,
+) -> Result<(Progress, R, Option<SetAside>), ProgressError> {
     let _lock = lock(path)?;
     let (mut p, warning) = match read(path)? {
         Some(p) => (p, None),
         None => (Progress::default(), Some(set_aside(path)?)),
     };
-    change(&mut p);
+    let r = change(&mut p);
     save(path, &p)?;
-    Ok((p, warning))
+    Ok((p, r, warning))
 }
 
 #[cfg(test)]
@@ -377,7 +420,7 @@ mod tests {
         std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
         let (read, aside) = load(&path).unwrap();
         assert_eq!((read.streak, aside), (3, None), "a BOM is no damage");
-        let (updated, aside) = update(&path, |p| p.streak += 1).unwrap();
+        let (updated, (), aside) = update(&path, |p| p.streak += 1).unwrap();
         assert_eq!((updated.streak, aside), (4, None));
         // a lock file that cannot be one: the error names it
         std::fs::remove_file(dir.join("progress.json.lock")).unwrap();
@@ -415,9 +458,13 @@ mod tests {
         }
         p.record(failed, Finish::Clean, t);
         assert_eq!(p.get(&failed.entry.id).unwrap().review, None, "learned");
+        // a learned puzzle played again is practice: it stays learned
+        assert!(p.record(failed, Finish::Helped, t).practice);
+        assert_eq!(p.get(&failed.entry.id).unwrap().review, None);
         // solved with help: back to the start of the waits
-        p.record(failed, Finish::Helped, t);
-        assert_eq!(p.get(&failed.entry.id).unwrap().due(), Some(t + 600));
+        let helped = &all[6];
+        p.record(helped, Finish::Helped, t);
+        assert_eq!(p.get(&helped.entry.id).unwrap().due(), Some(t + 600));
         assert_eq!(p.next_review(), Some(t + 600));
         // every puzzle tried and nothing due: nothing to serve
         let mut q = Progress::default();
@@ -437,12 +484,15 @@ mod tests {
         assert!(r.solved && r.clean == 0 && r.helped == 1);
         assert_eq!(r.last_finish(), Some(Finish::Helped));
         assert_eq!(p.streak, 0, "a solve with help is no clean solve");
-        assert!(
-            p.player_rating().rating < 1500.0,
-            "help counts as the puzzle's win"
-        );
+        // help is a draw: between what a clean solve and a failure would have given
+        let seed = Progress::default().puzzle_rating(x);
+        let (clean, _) = rating::after_attempt(Rating::default(), seed, Finish::Clean);
+        let (failed, _) = rating::after_attempt(Rating::default(), seed, Finish::Failed);
+        let helped = p.player_rating().rating;
+        assert!(failed.rating < helped && helped < clean.rating);
+        // the review, when due, is a game again
         let before = p.player_rating().rating;
-        p.record(x, Finish::Clean, 0);
+        p.record(x, Finish::Clean, 600);
         assert!(p.player_rating().rating > before);
         assert_eq!(p.streak, 1);
         // records from before help was told apart read as before
@@ -462,6 +512,37 @@ mod tests {
         }
     }
 
+    /// A replay of a puzzle already recorded, before it is due again, is practice: six
+    /// clean replays of a pattern move neither the player's rating nor the puzzle's review,
+    /// and a replay after a solve with help leaves it helped.
+    #[test]
+    fn replays_before_they_are_due_are_practice() {
+        let all = crate::puzzle::load_builtin().unwrap();
+        let x = &all[0];
+        let mut p = Progress::default();
+        let first = p.record(x, Finish::Helped, 1000);
+        assert!(!first.practice && first.player_after != first.player_before);
+        let after_first = p.clone();
+        for k in 0..6 {
+            let r = p.record(x, Finish::Clean, 1000 + 60 * k);
+            assert!(r.practice && r.change() == 0, "{r:?}");
+        }
+        let r = p.get(&x.entry.id).unwrap();
+        let was = after_first.get(&x.entry.id).unwrap();
+        assert_eq!((r.practice, r.attempts, r.clean), (6, 1, 0));
+        assert_eq!(r.last_finish(), Some(Finish::Helped), "never turned clean");
+        assert_eq!((r.review, r.rating), (was.review, was.rating));
+        assert_eq!(
+            (p.player, p.streak),
+            (after_first.player, after_first.streak)
+        );
+        // due again: a game, which moves the rating and the review
+        let due = r.due().unwrap();
+        let review = p.record(x, Finish::Clean, due);
+        assert!(!review.practice && review.change() != 0);
+        assert!(p.get(&x.entry.id).unwrap().due().unwrap() > due);
+    }
+
     #[test]
     fn round_trip_and_damage() {
         let dir = std::env::temp_dir().join(format!("canju-progress-{}", std::process::id()));
@@ -472,8 +553,8 @@ mod tests {
         let (mut p, warn) = load(&path).unwrap();
         assert!(warn.is_none() && p.puzzles.is_empty());
         p.record(x, Finish::Failed, 5);
-        p.record(x, Finish::Clean, 6);
-        p.record(y, Finish::Clean, 7);
+        p.record(x, Finish::Clean, 605);
+        p.record(y, Finish::Clean, 607);
         assert_eq!(p.streak, 2);
         let mut full = Progress {
             streak: u32::MAX,
@@ -505,7 +586,7 @@ mod tests {
         assert!(dir.join("progress.json.damaged-1").exists());
         // bytes that are not UTF-8 are damage too, set aside by an update as well
         std::fs::write(&path, b"{\"puzzles\": {\"\xff\": 1}}").unwrap();
-        let (q, warn) = update(&path, |p| p.record(y, Finish::Clean, 0)).unwrap();
+        let (q, _, warn) = update(&path, |p| p.record(y, Finish::Clean, 0)).unwrap();
         assert_eq!(q.puzzles.len(), 1);
         assert!(warn.unwrap().to_string().contains("damaged-2"));
         assert_eq!(load(&path).unwrap().0, q);

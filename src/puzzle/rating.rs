@@ -79,10 +79,19 @@ fn config() -> Glicko2Config {
     Glicko2Config::new()
 }
 
-/// The player's and the puzzle's ratings after an attempt: `won` when the player solved it
-/// clean.
-pub fn after_attempt(player: Rating, puzzle: Rating, won: bool) -> (Rating, Rating) {
-    let outcome = if won { Outcomes::WIN } else { Outcomes::LOSS };
+/// The player's and the puzzle's ratings after an attempt, one game between them: solved
+/// clean is the player's win, solved with help a draw, failed a loss.
+pub fn after_attempt(
+    player: Rating,
+    puzzle: Rating,
+    finish: super::progress::Finish,
+) -> (Rating, Rating) {
+    use super::progress::Finish;
+    let outcome = match finish {
+        Finish::Clean => Outcomes::WIN,
+        Finish::Helped => Outcomes::DRAW,
+        Finish::Failed => Outcomes::LOSS,
+    };
     let (p, q) = glicko2(&player.into(), &puzzle.into(), &outcome, &config());
     (p.into(), q.into())
 }
@@ -153,6 +162,7 @@ pub fn seed(p: &Puzzle) -> Rating {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::puzzle::progress::Finish;
     use skillratings::glicko2::glicko2_rating_period;
 
     /// Glickman's worked example ("Example of the Glicko-2 system", 2013): a player rated
@@ -186,17 +196,36 @@ mod tests {
     #[test]
     fn an_attempt_moves_both_ratings_the_right_way() {
         let (player, puzzle) = (Rating::default(), Rating::at(1500.0));
-        let (p, q) = after_attempt(player, puzzle, true);
+        let (p, q) = after_attempt(player, puzzle, Finish::Clean);
         assert!(p.rating > 1500.0 && q.rating < 1500.0);
         assert!(p.deviation < 350.0);
-        let (p, q) = after_attempt(player, puzzle, false);
+        let (p, q) = after_attempt(player, puzzle, Finish::Failed);
         assert!(p.rating < 1500.0 && q.rating > 1500.0);
         // equal ratings and deviations: the changes mirror each other
         assert!(((1500.0 - p.rating) - (q.rating - 1500.0)).abs() < 1e-9);
         // solving a much harder puzzle gains more than solving an easy one
-        let (hard, _) = after_attempt(player, Rating::at(2000.0), true);
-        let (easy, _) = after_attempt(player, Rating::at(1000.0), true);
+        let (hard, _) = after_attempt(player, Rating::at(2000.0), Finish::Clean);
+        let (easy, _) = after_attempt(player, Rating::at(1000.0), Finish::Clean);
         assert!(hard.rating - 1500.0 > easy.rating - 1500.0);
+    }
+
+    /// Solved with help is a draw: between equals it moves neither rating (the deviation
+    /// shrinks), against a stronger puzzle the player gains less than by a clean solve,
+    /// against a weaker one the player loses less than by a failure.
+    #[test]
+    fn a_helped_solve_is_a_draw() {
+        let player = Rating::default();
+        let (p, q) = after_attempt(player, Rating::default(), Finish::Helped);
+        assert!((p.rating - 1500.0).abs() < 1e-9 && (q.rating - 1500.0).abs() < 1e-9);
+        assert!(p.deviation < player.deviation);
+        let strong = Rating::at(1900.0);
+        let (helped, _) = after_attempt(player, strong, Finish::Helped);
+        let (clean, _) = after_attempt(player, strong, Finish::Clean);
+        assert!(helped.rating > 1500.0 && helped.rating < clean.rating);
+        let weak = Rating::at(1100.0);
+        let (helped, _) = after_attempt(player, weak, Finish::Helped);
+        let (failed, _) = after_attempt(player, weak, Finish::Failed);
+        assert!(helped.rating < 1500.0 && helped.rating > failed.rating);
     }
 
     #[test]

@@ -58,7 +58,8 @@ impl Lang {
         }
     }
 
-    fn pick<'s>(self, zh: &'s str, en: &'s str) -> &'s str {
+    /// The text of this language among two.
+    pub fn pick<'s>(self, zh: &'s str, en: &'s str) -> &'s str {
         match self {
             Lang::Zh => zh,
             Lang::En => en,
@@ -370,24 +371,49 @@ pub fn wait(lang: Lang, secs: u64) -> String {
 pub fn recorded(
     lang: Lang,
     finish: super::progress::Finish,
-    player: i32,
+    recorded: &super::progress::Recorded,
     puzzle: i32,
     review: Option<u64>,
 ) -> String {
     use super::progress::Finish;
     let kind = match finish {
         Finish::Clean => lang.pick("独立解出", "solved clean"),
-        Finish::Helped => lang.pick("借助提示或答案解出", "solved with help"),
+        Finish::Helped => lang.pick("借助提示或答案", "with help (a hint or the solution)"),
         Finish::Failed => lang.pick("未解出", "failed"),
     };
+    let player = recorded.player_after.shown();
+    if recorded.practice {
+        return match lang {
+            Lang::Zh => format!(
+                "练习：{kind}（此题已有记录，尚未到复习时间：等级分与复习安排不变）；你的等级分 {player}"
+            ),
+            Lang::En => format!(
+                "practice: {kind} (a replay before its review is due: rating and review unchanged); your rating {player}"
+            ),
+        };
+    }
+    let change = rating_change(recorded.change());
     let back = review.map(|s| wait(lang, s));
     match (lang, back) {
-        (Lang::Zh, Some(w)) => format!("记录：{kind}；你的等级分 {player}，本题 {puzzle}；{w}复习"),
-        (Lang::Zh, None) => format!("记录：{kind}；你的等级分 {player}，本题 {puzzle}"),
+        (Lang::Zh, Some(w)) => {
+            format!("记录：{kind}；你的等级分 {player}（{change}），本题 {puzzle}；{w}复习")
+        }
+        (Lang::Zh, None) => format!("记录：{kind}；你的等级分 {player}（{change}），本题 {puzzle}"),
         (Lang::En, Some(w)) => format!(
-            "recorded: {kind}; your rating {player}, this puzzle {puzzle}; back for review {w}"
+            "recorded: {kind}; your rating {player} ({change}), this puzzle {puzzle}; back for review {w}"
         ),
-        (Lang::En, None) => format!("recorded: {kind}; your rating {player}, this puzzle {puzzle}"),
+        (Lang::En, None) => {
+            format!("recorded: {kind}; your rating {player} ({change}), this puzzle {puzzle}")
+        }
+    }
+}
+
+/// A rating change as lichess shows it: `+12`, `−8` (a minus sign), `±0`.
+pub fn rating_change(change: i32) -> String {
+    match change {
+        0 => "±0".to_string(),
+        c if c > 0 => format!("+{c}"),
+        c => format!("−{}", c.unsigned_abs()),
     }
 }
 

@@ -907,15 +907,22 @@ async fn solution(
 
 #[derive(Deserialize)]
 struct ResultBody {
+    #[serde(default)]
     solved: bool,
     /// A hint or the solution was shown on the way.
     #[serde(default)]
     helped: bool,
+    /// A hint or the solution is being shown now: the attempt is recorded as with help at
+    /// once, whether or not the player goes on (the page then records nothing at its end).
+    #[serde(default)]
+    help: bool,
 }
 
-/// `POST /api/puzzles/{id}/result` with `{"solved": true|false, "helped": true|false}`:
-/// records an attempt in the progress file the command line uses (solved with a hint or
-/// the solution shown is "helped", not "clean"); answers with the ratings after it.
+/// `POST /api/puzzles/{id}/result` with `{"solved": true|false, "helped": true|false}`
+/// (or `{"help": true}` the moment a hint or the solution is shown): records an attempt in
+/// the progress file the command line uses (with a hint or the solution shown it is
+/// "helped", not "clean"; a replay before the puzzle is due again is practice, which moves
+/// no rating); answers with the ratings after it and the player's change.
 async fn record_result(
     State(state): State<Shared>,
     Path(id): Path<String>,
@@ -924,10 +931,10 @@ async fn record_result(
     use canju::puzzle::progress::{self, Finish};
     let Json(body) = body.map_err(|e| ApiError(e.status(), e.body_text()))?;
     let id = find_puzzle(&state, &id)?.entry.id.clone();
-    let finish = match (body.solved, body.helped) {
-        (false, _) => Finish::Failed,
-        (true, true) => Finish::Helped,
-        (true, false) => Finish::Clean,
+    let finish = match (body.help, body.solved, body.helped) {
+        (true, _, _) | (false, true, true) => Finish::Helped,
+        (false, false, _) => Finish::Failed,
+        (false, true, false) => Finish::Clean,
     };
     let answer = tokio::task::spawn_blocking(move || {
         let p = state
@@ -940,11 +947,13 @@ async fn record_result(
         };
         let now = progress::now();
         progress::update(&path, |pr| pr.record(p, finish, now))
-            .map(|(after, _)| {
+            .map(|(after, recorded, _)| {
                 let record = after.get(&p.entry.id);
                 json!({
                     "recorded": true,
                     "result": finish.name(),
+                    "practice": recorded.practice,
+                    "rating_change": recorded.change(),
                     "rating": after.player_rating().shown(),
                     "rating_deviation": after.player_rating().deviation.round(),
                     "puzzle_rating": after.puzzle_rating(p).shown(),
@@ -979,7 +988,7 @@ async fn index(State(state): State<Shared>) -> Json<JsonValue> {
             "GET /api/board.svg?fen=FEN&arrow=h2e2&mark=e9&last=h2e2&flip=true",
             "POST /api/puzzles/{id}/hint {\"moves\": [...]}",
             "POST /api/puzzles/{id}/solution {\"moves\": [...]}",
-            "POST /api/puzzles/{id}/result {\"solved\": true, \"helped\": false}",
+            "POST /api/puzzles/{id}/result {\"solved\": true, \"helped\": false} or {\"help\": true}",
             "GET /chessdb.php?action=queryall|querybest|query|querysearch|querypv|queryscore&board=FEN&ban=move:M|move:M&json=1",
             "GET /xiangqi?fen=FEN&rules=asian|none",
         ],

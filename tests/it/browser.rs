@@ -314,7 +314,8 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     click(&c, "#p-solution").await;
     feedback(&c, "答案：1. 帅五进一 士５进６ 2. 炮三平六").await;
 
-    // ---- a fresh attempt, with a hint: solved with help, not clean
+    // ---- a replay minutes after the failure, with a hint: practice, recorded the moment
+    // the hint is shown, and the record stays as it was (no rating farmed by replays)
     click(&c, "#puzzle-list li[data-id='pattern-002']").await;
     wait_for(10, "a fresh attempt", || async {
         text(&c, "#feedback").await.is_empty()
@@ -322,6 +323,7 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     .await;
     click(&c, "#p-hint").await;
     feedback(&c, "提示：走五路帅").await;
+    feedback(&c, "练习：借助提示").await;
     for (mv, reply) in [
         ("e0e1", Some("士５进６")),
         ("g0d0", Some("士６退５")),
@@ -337,10 +339,9 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
             None => feedback(&c, "解出！将死").await,
         }
     }
-    feedback(&c, "记录：借助提示").await;
     assert_eq!(text(&c, "#turn").await, "解出！");
-    assert_eq!(progress_of(&c, "pattern-002").await, json!("helped"));
-    assert!(exists(&c, "#puzzle-list li[data-id='pattern-002'] .mark-helped").await);
+    assert_eq!(progress_of(&c, "pattern-002").await, json!("failed"));
+    assert!(exists(&c, "#puzzle-list li[data-id='pattern-002'] .mark-failed").await);
     assert!(text(&c, "#me").await.starts_with("等级分 "));
     fits(&c, 480.0, "1366×625, solved").await;
     viewport(&c, 1280, 580).await;
@@ -391,6 +392,57 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     );
     click(&c, "#lang").await;
     assert_eq!(text(&c, "#p-hint").await, "提示");
+
+    // ---- hint, then leave: the attempt is recorded with help the moment the hint is shown,
+    // with the rating change; the puzzle's rating hidden until then (铁门栓, pattern-003)
+    click(&c, "#puzzle-list li[data-id='pattern-003']").await;
+    wait_for(10, "铁门栓", || async {
+        text(&c, "#puzzle-title").await == "铁门栓"
+    })
+    .await;
+    assert!(
+        text(&c, "#puzzle-meta").await.contains("等级分 ?"),
+        "{}",
+        text(&c, "#puzzle-meta").await
+    );
+    click(&c, "#p-hint").await;
+    feedback(&c, "记录：借助提示").await;
+    let said = text(&c, "#feedback").await;
+    assert!(
+        ["（+", "（−", "（±0"].iter().any(|c| said.contains(c)),
+        "the rating change: {said}"
+    );
+    assert!(!text(&c, "#puzzle-meta").await.contains("等级分 ?"));
+    click(&c, "#puzzle-list li[data-id='pattern-001']").await;
+    wait_for(10, "白脸将", || async {
+        text(&c, "#puzzle-title").await.contains("白脸将")
+    })
+    .await;
+    assert_eq!(progress_of(&c, "pattern-003").await, json!("helped"));
+
+    // ---- the solution, the next puzzle, then a replay solved without help: practice, and
+    // the puzzle stays solved with help, not clean (双车 · 白脸将, pattern-001)
+    click(&c, "#p-solution").await;
+    feedback(&c, "记录：借助提示").await;
+    click(&c, "#puzzle-list li[data-id='pattern-004']").await;
+    wait_for(10, "重炮", || async {
+        text(&c, "#puzzle-title").await == "重炮"
+    })
+    .await;
+    click(&c, "#puzzle-list li[data-id='pattern-001']").await;
+    wait_for(10, "白脸将 again", || async {
+        text(&c, "#puzzle-title").await.contains("白脸将") && text(&c, "#feedback").await.is_empty()
+    })
+    .await;
+    play(&c, "#puzzle-board", "a1a8").await;
+    feedback(&c, "黑方应着").await;
+    wait_for(10, "the player's turn", || async {
+        text(&c, "#turn").await == "轮到你走（红方）"
+    })
+    .await;
+    play(&c, "#puzzle-board", "d0e0").await;
+    feedback(&c, "练习：独立解出").await;
+    assert_eq!(progress_of(&c, "pattern-001").await, json!("helped"));
 
     // ---- a 黑先 puzzle: black plays from the bottom
     c.goto(&format!("{url}/#puzzles/mate-001")).await.unwrap();
