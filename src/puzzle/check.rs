@@ -56,7 +56,8 @@ pub struct CheckedMove {
     pub reason_zh: Option<&'static str>,
     /// For the player's move: how the position stands for the player after it (`win`,
     /// `draw`, `loss`, `rule-win`, `rule-loss`, or `no-win` beyond the tables within the
-    /// plies left).
+    /// plies left). A mistake's `win` is a win longer than the plies left (a few moves
+    /// longer at most, where no table holds the position).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub now: Option<&'static str>,
     /// With `now`: the plies to mate of a `win` or `loss` (to the rule's end of a rule

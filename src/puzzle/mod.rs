@@ -1043,10 +1043,42 @@ impl<'a> Judge<'a> {
             (false, _, Outlook::Win(_) | Outlook::Draw | Outlook::RuleWin(_)) => Feedback::Best,
             (false, _, _) => Feedback::Mistake,
         };
-        Ok(Judgement {
-            feedback,
-            now: after,
-        })
+        // a mistake that leaves no win within the moves left may still leave a longer one:
+        // the player is told so, never that the win is gone
+        let now = match (feedback, goal.win, after) {
+            (Feedback::Mistake, true, Outlook::NoWin) => self
+                .win_beyond(&child, player, budget.saturating_sub(1))
+                .map_or(after, Outlook::Win),
+            _ => after,
+        };
+        Ok(Judgement { feedback, now })
+    }
+
+    /// The plies to a win of `player` in `pos` that takes more than `budget`: the tables'
+    /// distance where they hold the position, else a proof a few moves longer, bounded in
+    /// nodes (`None` when neither finds one, or the proof runs out).
+    fn win_beyond(&self, pos: &Position, player: Color, budget: u32) -> Option<u32> {
+        /// How much further than the moves left a win is looked for, in plies.
+        const FURTHER: u32 = 6;
+        /// The proof's node limit: a mistake's judgement waits for it.
+        const NODES: u64 = 2_000_000;
+        if let Ok(Some(v)) = self.table_value(pos) {
+            let mover_wins = pos.turn() == player;
+            return match v {
+                Value::Win(n) if mover_wins && n > budget => Some(n),
+                Value::Loss(n) if !mover_wins && n > budget => Some(n),
+                _ => None,
+            };
+        }
+        if self.long() {
+            return None;
+        }
+        let mut options = self.options_at(pos);
+        options.max_nodes = Some(options.max_nodes.map_or(NODES, |m| m.min(NODES)));
+        solver::mate_distance(pos, player, budget + FURTHER, &options, self.tb)
+            .ok()
+            .flatten()
+            .filter(|&n| n > budget)
     }
 
     /// Why a move that lost the goal lost it, when the perpetual-check rule (or, in a

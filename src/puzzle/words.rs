@@ -140,8 +140,37 @@ pub fn goal(lang: Lang, goal: Goal, within: Option<u32>, checks: bool, mate: boo
     }
 }
 
-/// What the position is now for a player who has just lost the goal.
+/// What the position is now for a player who has just lost the goal. Where the player
+/// still wins (beyond the stipulated moves, or by the rule alone) or may still win (no
+/// forced win proven within the moves left), it says so, and never that the win is gone.
 fn loss_of_goal(lang: Lang, win_goal: bool, now: Outlook) -> String {
+    if win_goal {
+        match now {
+            Outlook::Win(k) => {
+                let more = moves(lang, k.div_ceil(2));
+                return match lang {
+                    Lang::Zh => format!("仍能取胜，但已超出限定步数：现在还要{more}杀"),
+                    Lang::En => {
+                        format!("still wins, but not within the moves left: mate in {more} now")
+                    }
+                };
+            }
+            Outlook::NoWin => {
+                return lang
+                    .pick("限定步数内已无杀法", "no forced win within the moves left")
+                    .to_string();
+            }
+            Outlook::RuleWin(_) => {
+                return lang
+                    .pick(
+                        "只能凭棋例（对方长打必须变着）取胜，已无杀法",
+                        "it wins only by the repetition rule now (the other side's perpetual attack must change); the forced mate is gone",
+                    )
+                    .to_string();
+            }
+            _ => {}
+        }
+    }
     let gone = match win_goal {
         true => lang.pick("胜势已失", "the win is gone"),
         false => lang.pick("和势已失", "the draw is gone"),
@@ -488,6 +517,24 @@ mod tests {
             ..played(Outlook::Win(20))
         };
         assert!(judgement(Lang::En, g, &slow).contains("still wins, 2 moves slower"));
+        // still a win, beyond the stipulated moves; no win proven within them; a win by
+        // the rule alone: never "the win is gone"
+        let t = judgement(Lang::En, g, &played(Outlook::Win(4)));
+        assert!(
+            t.contains("mistake: still wins, but not within the moves left: mate in 2 moves now"),
+            "{t}"
+        );
+        let t = judgement(Lang::Zh, g, &played(Outlook::Win(4)));
+        assert!(
+            t.contains("错着，仍能取胜，但已超出限定步数：现在还要2步杀"),
+            "{t}"
+        );
+        for now in [Outlook::Win(4), Outlook::NoWin, Outlook::RuleWin(1)] {
+            for lang in [Lang::En, Lang::Zh] {
+                let t = judgement(lang, g, &played(now));
+                assert!(!t.contains("win is gone") && !t.contains("胜势已失"), "{t}");
+            }
+        }
     }
 
     /// One language a line: English lines name moves in WXF and hold no Chinese character;

@@ -287,7 +287,7 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     })
     .await;
     play(&c, "#puzzle-board", "c5b7").await;
-    feedback(&c, "马七进八：错着，胜势已失").await;
+    feedback(&c, "马七进八：错着，仍能取胜，但已超出限定步数").await;
     assert!(text(&c, "#feedback").await.contains("记录：未解出"));
     assert!(text(&c, "#turn").await.starts_with("错着"));
     assert_eq!(progress_of(&c, "pattern-002").await, json!("failed"));

@@ -56,7 +56,7 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
         text.contains(
-            "H7+5: mistake: the win is gone: no forced win within the moves left; refutation A5+6"
+            "H7+5: mistake: still wins, but not within the moves left: mate in 4 moves now; refutation A5+6"
         ),
         "{text}"
     );
