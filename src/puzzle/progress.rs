@@ -155,6 +155,17 @@ pub fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+impl Finish {
+    /// The attempt as a game between the player and the puzzle.
+    pub fn game(self) -> rating::Game {
+        match self {
+            Finish::Clean => rating::Game::Won,
+            Finish::Helped => rating::Game::Drawn,
+            Finish::Failed => rating::Game::Lost,
+        }
+    }
+}
+
 impl Progress {
     /// Records an attempt at `puzzle` that ended at `now` (seconds since 1970): its counts,
     /// both ratings (a clean solve is the player's win, a solve with help a draw, a
@@ -184,7 +195,7 @@ impl Progress {
         if finish != Finish::Failed {
             r.solved = true;
         }
-        let (p, q) = rating::after_attempt(player, seeded, finish);
+        let (p, q) = rating::after_attempt(player, seeded, finish.game());
         r.rating = Some(q);
         self.player = p;
         r.review = match (finish, r.review) {
@@ -486,8 +497,8 @@ mod tests {
         assert_eq!(p.streak, 0, "a solve with help is no clean solve");
         // help is a draw: between what a clean solve and a failure would have given
         let seed = Progress::default().puzzle_rating(x);
-        let (clean, _) = rating::after_attempt(Rating::default(), seed, Finish::Clean);
-        let (failed, _) = rating::after_attempt(Rating::default(), seed, Finish::Failed);
+        let (clean, _) = rating::after_attempt(Rating::default(), seed, Finish::Clean.game());
+        let (failed, _) = rating::after_attempt(Rating::default(), seed, Finish::Failed.game());
         let helped = p.player_rating().rating;
         assert!(failed.rating < helped && helped < clean.rating);
         // the review, when due, is a game again

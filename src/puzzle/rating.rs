@@ -79,18 +79,24 @@ fn config() -> Glicko2Config {
     Glicko2Config::new()
 }
 
+/// An attempt as one game between the player and the puzzle, for the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Game {
+    /// Solved clean.
+    Won,
+    /// Solved with help.
+    Drawn,
+    /// Failed.
+    Lost,
+}
+
 /// The player's and the puzzle's ratings after an attempt, one game between them: solved
 /// clean is the player's win, solved with help a draw, failed a loss.
-pub fn after_attempt(
-    player: Rating,
-    puzzle: Rating,
-    finish: super::progress::Finish,
-) -> (Rating, Rating) {
-    use super::progress::Finish;
-    let outcome = match finish {
-        Finish::Clean => Outcomes::WIN,
-        Finish::Helped => Outcomes::DRAW,
-        Finish::Failed => Outcomes::LOSS,
+pub fn after_attempt(player: Rating, puzzle: Rating, game: Game) -> (Rating, Rating) {
+    let outcome = match game {
+        Game::Won => Outcomes::WIN,
+        Game::Drawn => Outcomes::DRAW,
+        Game::Lost => Outcomes::LOSS,
     };
     let (p, q) = glicko2(&player.into(), &puzzle.into(), &outcome, &config());
     (p.into(), q.into())
@@ -162,7 +168,6 @@ pub fn seed(p: &Puzzle) -> Rating {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::progress::Finish;
     use skillratings::glicko2::glicko2_rating_period;
 
     /// Glickman's worked example ("Example of the Glicko-2 system", 2013): a player rated
@@ -196,16 +201,16 @@ mod tests {
     #[test]
     fn an_attempt_moves_both_ratings_the_right_way() {
         let (player, puzzle) = (Rating::default(), Rating::at(1500.0));
-        let (p, q) = after_attempt(player, puzzle, Finish::Clean);
+        let (p, q) = after_attempt(player, puzzle, Game::Won);
         assert!(p.rating > 1500.0 && q.rating < 1500.0);
         assert!(p.deviation < 350.0);
-        let (p, q) = after_attempt(player, puzzle, Finish::Failed);
+        let (p, q) = after_attempt(player, puzzle, Game::Lost);
         assert!(p.rating < 1500.0 && q.rating > 1500.0);
         // equal ratings and deviations: the changes mirror each other
         assert!(((1500.0 - p.rating) - (q.rating - 1500.0)).abs() < 1e-9);
         // solving a much harder puzzle gains more than solving an easy one
-        let (hard, _) = after_attempt(player, Rating::at(2000.0), Finish::Clean);
-        let (easy, _) = after_attempt(player, Rating::at(1000.0), Finish::Clean);
+        let (hard, _) = after_attempt(player, Rating::at(2000.0), Game::Won);
+        let (easy, _) = after_attempt(player, Rating::at(1000.0), Game::Won);
         assert!(hard.rating - 1500.0 > easy.rating - 1500.0);
     }
 
@@ -215,16 +220,16 @@ mod tests {
     #[test]
     fn a_helped_solve_is_a_draw() {
         let player = Rating::default();
-        let (p, q) = after_attempt(player, Rating::default(), Finish::Helped);
+        let (p, q) = after_attempt(player, Rating::default(), Game::Drawn);
         assert!((p.rating - 1500.0).abs() < 1e-9 && (q.rating - 1500.0).abs() < 1e-9);
         assert!(p.deviation < player.deviation);
         let strong = Rating::at(1900.0);
-        let (helped, _) = after_attempt(player, strong, Finish::Helped);
-        let (clean, _) = after_attempt(player, strong, Finish::Clean);
+        let (helped, _) = after_attempt(player, strong, Game::Drawn);
+        let (clean, _) = after_attempt(player, strong, Game::Won);
         assert!(helped.rating > 1500.0 && helped.rating < clean.rating);
         let weak = Rating::at(1100.0);
-        let (helped, _) = after_attempt(player, weak, Finish::Helped);
-        let (failed, _) = after_attempt(player, weak, Finish::Failed);
+        let (helped, _) = after_attempt(player, weak, Game::Drawn);
+        let (failed, _) = after_attempt(player, weak, Game::Lost);
         assert!(helped.rating < 1500.0 && helped.rating > failed.rating);
     }
 
