@@ -66,13 +66,13 @@ pub fn play(
         if interactive {
             match (a.status(), zh) {
                 (Status::AfterMistake(m), true) => {
-                    out!("{m} 是错着（悔棋 undo、答案 solution、棋盘 board、退出 quit）> ")
+                    out!("{m} 是错着（悔棋、答案、棋盘、退出）> ")
                 }
                 (Status::AfterMistake(m), false) => {
                     out!("{} was a mistake (undo, solution, board, quit)> ", m.wxf)
                 }
                 (_, true) => out!(
-                    "{}走（着法，或 提示 hint、悔棋 undo、答案 solution、棋盘 board、退出 quit）> ",
+                    "{}走（着法，或 提示、悔棋、答案、棋盘、退出）> ",
                     words::side(lang, player)
                 ),
                 (_, false) => out!(
@@ -120,7 +120,7 @@ pub fn play(
         }
         if let Status::AfterMistake(m) = a.status() {
             if zh {
-                outln!("{t}：{m} 已失去目标，请先悔棋（undo）");
+                outln!("{t}：{m} 已失去目标，请先悔棋");
             } else {
                 outln!("{t}: {} lost the goal; take it back first (undo)", m.wxf);
             }

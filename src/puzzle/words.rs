@@ -252,7 +252,7 @@ pub fn judgement(lang: Lang, goal: Goal, p: &Played) -> String {
                     Lang::En => format!("; refutation {r}"),
                 });
             }
-            s.push_str(lang.pick("（undo 悔棋再试）", " (undo to try again)"));
+            s.push_str(lang.pick("（悔棋再试）", " (undo to try again)"));
             s
         }
     }
@@ -324,7 +324,7 @@ pub fn ending(lang: Lang, e: Ending) -> String {
 /// A hint.
 pub fn hint(lang: Lang, h: &Hint) -> String {
     match (lang, h) {
-        (Lang::Zh, Hint::TakeBackFirst) => "提示：先悔掉错着（undo）".to_string(),
+        (Lang::Zh, Hint::TakeBackFirst) => "提示：先悔掉错着（悔棋）".to_string(),
         (Lang::En, Hint::TakeBackFirst) => "hint: take the mistake back first (undo)".to_string(),
         (
             Lang::Zh,
@@ -356,7 +356,7 @@ pub fn hint(lang: Lang, h: &Hint) -> String {
         }
         (Lang::Zh, Hint::Move(m)) => format!("提示：{}", m.chinese),
         (Lang::En, Hint::Move(m)) => format!("hint: {}", m.wxf),
-        (Lang::Zh, Hint::Lost) => "提示：此处已无着法能达成目标（undo 悔棋）".to_string(),
+        (Lang::Zh, Hint::Lost) => "提示：此处已无着法能达成目标（悔棋）".to_string(),
         (Lang::En, Hint::Lost) => "hint: no move keeps the goal from here (undo)".to_string(),
     }
 }
@@ -367,7 +367,7 @@ pub fn solution(lang: Lang, line: &[Named]) -> String {
     if line.is_empty() {
         return lang
             .pick(
-                "答案：此处已无着法能达成目标（undo 悔棋）",
+                "答案：此处已无着法能达成目标（悔棋）",
                 "solution: no move keeps the goal from here (undo)",
             )
             .to_string();

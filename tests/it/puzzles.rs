@@ -912,7 +912,32 @@ fn the_trainer_speaks_chinese_by_default() {
     }
     for line in text.lines().filter(|l| l.contains('：')) {
         assert!(
-            !line.contains("best") && !line.contains("move") && !line.contains("solved"),
+            !["best", "move", "solved", "undo", "hint", "solution", "quit"]
+                .iter()
+                .any(|w| line.contains(w)),
+            "a line in two languages: {line}"
+        );
+    }
+    // a mistake, a hint asked before taking it back: Chinese alone, no command words in
+    // English
+    let zh_home = TempDir::new("zh-mistake");
+    let o = canju_with_input(
+        &["puzzle", "play", "pattern-002", "--lang", "zh"],
+        "马七进八\nhint\n帅五进一\nquit\n",
+        &zh_home.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    for want in [
+        "马七进八：错着",
+        "（悔棋再试）",
+        "提示：先悔掉错着（悔棋）",
+        "请先悔棋",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    for line in text.lines().filter(|l| l.contains('：')) {
+        assert!(
+            !line.bytes().any(|b| b.is_ascii_alphabetic()),
             "a line in two languages: {line}"
         );
     }
