@@ -192,13 +192,8 @@ fn loss_of_goal(lang: Lang, win_goal: bool, now: Outlook) -> String {
                 "now it loses by the repetition rule",
             )
             .to_string(),
-        Outlook::RuleWin(_) => lang
-            .pick(
-                "只能凭棋例（对方长打必须变着）取胜，已无杀法",
-                "it wins only by the repetition rule now (the other side's perpetual attack must change); the forced mate is gone",
-            )
-            .to_string(),
-        Outlook::Win(_) | Outlook::NoWin => lang
+        // (a draw goal's: a win, or a win by the rule, keeps the draw and is no mistake)
+        Outlook::Win(_) | Outlook::NoWin | Outlook::RuleWin(_) => lang
             .pick("限定步数内已无杀法", "no forced win within the moves left")
             .to_string(),
     };

@@ -216,10 +216,12 @@ pub(super) fn look_up(
                 mv: r.mv,
                 score: score(r.value),
                 rank: 0,
-                outcome: match r.value.verdict() {
-                    "win" => 'W',
-                    "loss" => 'L',
-                    _ => 'D',
+                outcome: if r.value.is_win() {
+                    'W'
+                } else if r.value.is_loss() {
+                    'L'
+                } else {
+                    'D'
                 },
                 plies: r.value.plies(),
             })
@@ -370,11 +372,6 @@ pub(super) fn answer(action: Action, pos: &Position, known: &Known, as_json: boo
     }
 }
 
-/// The lichess tablebase category of a value for the side to move.
-fn category(v: Value) -> &'static str {
-    v.verdict()
-}
-
 /// The lichess-shaped answer for `pos` from the tables: the position's category and signed
 /// distance to mate in plies (positive: the side to move mates), whether it is mate or
 /// stalemate now, and every legal move with the category and distance of the position it
@@ -417,7 +414,7 @@ pub(super) fn lichess(tb: &Tablebase, pos: &Position) -> JsonValue {
                     "zeroing": pos.piece_at(r.mv.to()).is_some(),
                     "checkmate": matches!(child_end, Some(GameEnd::Checkmate { .. })),
                     "stalemate": matches!(child_end, Some(GameEnd::Stalemate { .. })),
-                    "category": category(after),
+                    "category": after.verdict(),
                     "dtm": dtm(after),
                     "by_rule": after.by_rule(),
                 })
@@ -441,7 +438,7 @@ pub(super) fn lichess(tb: &Tablebase, pos: &Position) -> JsonValue {
     let (cat, d, by_rule) = match (&end, &known) {
         // no legal move: lost now (将死 or 困毙), mated in 0 plies
         (Some(_), _) => ("loss", json!(0), false),
-        (None, Some((v, _))) => (category(*v), dtm(*v), v.by_rule()),
+        (None, Some((v, _))) => (v.verdict(), dtm(*v), v.by_rule()),
         (None, None) => ("unknown", JsonValue::Null, false),
     };
     json!({

@@ -413,6 +413,7 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
         "the rating change: {said}"
     );
     assert!(!text(&c, "#puzzle-meta").await.contains("等级分 ?"));
+    shot(&c, "recorded.png").await;
     click(&c, "#puzzle-list li[data-id='pattern-001']").await;
     wait_for(10, "白脸将", || async {
         text(&c, "#puzzle-title").await.contains("白脸将")
