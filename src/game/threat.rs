@@ -220,6 +220,17 @@ pub fn is_attack_knowing(
     attack_answering_mate(pos, m, gated(may_mate))
 }
 
+/// [`is_attack`] for a caller with its own exact test of a mate in one: `mates(threat)`
+/// must say whether the side to move in `threat` (the mover, to move again after `m`) has a
+/// move that checkmates, as [`mates_in_one`] does.
+pub fn is_attack_answering(
+    pos: &Position,
+    m: Move,
+    mates: impl FnOnce(&mut Position) -> bool,
+) -> bool {
+    attack_answering_mate(pos, m, mates)
+}
+
 /// The answer to "has the mover a mate?" that looks only where `may_mate` holds.
 fn gated(may_mate: impl FnOnce(&Position) -> bool) -> impl FnOnce(&mut Position) -> bool {
     |threat: &mut Position| may_mate(threat) && mates_in_one(threat)

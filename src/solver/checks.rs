@@ -318,3 +318,30 @@ impl CheckFilter {
         lines || horses || (kind == Kind::Soldier && b & self.near != 0)
     }
 }
+
+/// Whether the side to move in `pos` (whose opponent is not in check) has a move that
+/// checkmates: [`crate::game::threat::mates_in_one`]'s answer, with only the candidate
+/// checks ([`check_candidates`]) tried rather than every move.
+pub(super) fn checkmates_in_one(pos: &mut Position) -> bool {
+    let mut list = MoveList::new();
+    let unsure = check_candidates(pos, &mut list);
+    let mut legality = None;
+    for (i, &m) in list.iter().enumerate() {
+        if i < unsure && !pos.gives_check(m) {
+            continue;
+        }
+        if !legality
+            .get_or_insert_with(|| pos.legality())
+            .move_is_legal(pos, m)
+        {
+            continue;
+        }
+        let undo = pos.play_unchecked(m);
+        let mated = !pos.has_legal_move_knowing(true);
+        pos.undo(m, undo);
+        if mated {
+            return true;
+        }
+    }
+    false
+}

@@ -351,7 +351,7 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
     /// What the table knows of `pos` (the position the searcher's path ends in) at `bound`,
     /// without searching.
     pub(super) fn known(&mut self, pos: &Position, bound: u32) -> Option<Val> {
-        let key = self.searcher.path.tt_key(pos);
+        let key = self.searcher.path.tt_key(pos, bound);
         self.table.get(key).and_then(|e| e.at(bound))
     }
 
@@ -362,7 +362,7 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         match bound {
             None => Ok(Val::refuted(1)),
             Some(bound) => {
-                let key = self.searcher.path.tt_key(pos);
+                let key = self.searcher.path.tt_key(pos, bound);
                 if let Some(v) = self.table.get(key).and_then(|e| e.at(bound))
                     && (v.is_proven() || v.is_disproven())
                 {
@@ -500,7 +500,7 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
         thdn: u32,
         ply: usize,
     ) -> Result<Val, Stop> {
-        let key = self.searcher.path.tt_key(pos);
+        let key = self.searcher.path.tt_key(pos, bound);
         let before = self.nodes;
         self.nodes += 1;
         if bound <= LEAF {
@@ -550,17 +550,7 @@ impl<'s, 'a> ProofNumbers<'s, 'a> {
                 };
                 self.searcher.leave(pos, mv, undo);
             }
-            let after = match self.searcher.path.child_tt_key(pos, mv) {
-                Some(key) => key,
-                None => {
-                    let Some(undo) = self.searcher.enter(pos, mv) else {
-                        continue;
-                    };
-                    let key = self.searcher.path.tt_key(pos);
-                    self.searcher.leave(pos, mv, undo);
-                    key
-                }
-            };
+            let after = self.searcher.path.child_tt_key(pos, mv, bound - 1);
             let known = self.table.get(after).and_then(|e| e.at(bound - 1));
             let v = match known {
                 Some(v) => v,

@@ -150,7 +150,8 @@ impl History {
             self.start(pos);
         }
         let fresh = irreversible(pos, m);
-        let attack = crate::game::threat::is_attack(pos, m);
+        let attack =
+            crate::game::threat::is_attack_answering(pos, m, super::checks::checkmates_in_one);
         let moved = pos.piece_at(m.from()).map(|p| (m, p));
         let mut after = pos.clone();
         after.play_unchecked(m);
@@ -209,6 +210,8 @@ pub struct Path {
     attacks: Vec<(u64, bool)>,
     /// [`Path::returning_moves`]'s tally of where pieces stand, kept from leaf to leaf.
     net: Vec<(u8, Piece, i8)>,
+    /// Where the cycle of the last move found forbidden starts ([`Path::cycle_start`]).
+    cycle_start: usize,
 }
 
 /// Entries of [`Path`]'s memory of which moves were 打 (a power of two).
@@ -222,6 +225,7 @@ impl Path {
             steps: Vec::with_capacity(256),
             attacks: Vec::new(),
             net: Vec::new(),
+            cycle_start: 0,
         }
     }
 
@@ -439,6 +443,22 @@ impl Path {
     /// compared with a later one, on to the position two plies back while the move into
     /// the one passed was a hit and no move between was irreversible. `now` is the line's
     /// last position (for a hit not yet known).
+    /// [`Path::run_end`] as far as the hits known so far tell, a move whose 打 is not known
+    /// yet counting as a hit (no threat test): as far back as the run could reach. A key
+    /// mixed back to it covers every position a later move could be compared with; two
+    /// lines that mix the same stretch in agree on every hit in it, whichever of them was
+    /// worked out.
+    fn loose_run_end(&self, mut j: usize) -> usize {
+        while j >= 2
+            && !self.steps[j].fresh
+            && !self.steps[j - 1].fresh
+            && self.steps[j].hit != Some(false)
+        {
+            j -= 2;
+        }
+        j
+    }
+
     fn run_end(&mut self, j: usize, now: &Position) -> usize {
         if let Some(end) = self.steps[j].run_end {
             return end;
@@ -456,55 +476,163 @@ impl Path {
         end
     }
 
-    /// The transposition-table key of the last position (`pos`): its Zobrist key, mixed
-    /// with the line back to the earliest position a later move could be compared with
-    /// ([`Path::forbidden_last`]). Each side's moves are compared with the positions two,
-    /// four, … plies back, for as long as that side's moves into the positions passed were
-    /// hits and no move was irreversible: the side to move may repeat the position before
-    /// this one whenever the move into this one can be undone, and those its run of hits
-    /// reaches from there; the other side, those its run through this one reaches. A
-    /// position is compared whether or not the move into it was a hit: a run ends after
-    /// it. The bounds a node stores are then exact for every line that reaches it with the
-    /// same key; a node right after an irreversible move keeps its plain key.
-    pub fn tt_key(&mut self, pos: &Position) -> u64 {
+    /// The transposition-table key of the last position (`pos`) for a search of `bound`
+    /// plies from it: its Zobrist key, mixed with the line back to the earliest position a
+    /// move within the bound could repeat ([`Path::forbidden_last`]). Each side's moves are
+    /// compared with the positions two, four, … plies back, for as long as that side's
+    /// moves into the positions passed were hits and no move was irreversible: the side to
+    /// move may repeat the position before this one whenever the move into this one can be
+    /// undone, and those its run of hits reaches from there; the other side, those its run
+    /// through this one reaches. A position is compared whether or not the move into it was
+    /// a hit: a run ends after it. Of those, only the positions the subtree can reach
+    /// count ([`Path::reach_start`]): one that stands more pieces of a side away from this
+    /// one than that side has moves within the bound is never repeated below. The bounds a
+    /// node stores are then exact for every line that reaches it with the same key, at
+    /// every bound up to the one each key was made for; a node whose subtree can repeat no
+    /// position of the line keeps its plain key, and then its entries are shared by every
+    /// line that reaches it.
+    pub fn tt_key(&mut self, pos: &Position, bound: u32) -> u64 {
+        self.tt_key_from(pos, bound).0
+    }
+
+    /// [`Path::tt_key`], and the index of the earliest position it mixes in (the last
+    /// position's own when the key is plain).
+    pub fn tt_key_from(&mut self, pos: &Position, bound: u32) -> (u64, usize) {
         if !self.on() {
-            return pos.key();
+            return (pos.key(), self.steps.len().saturating_sub(1));
         }
         let c = self.steps.len() - 1;
-        let mut from = self.run_end(c, pos);
+        let mut from = self.loose_run_end(c);
         if c >= 1 && !self.steps[c].fresh {
-            from = from.min(self.run_end(c - 1, pos));
+            from = from.min(self.loose_run_end(c - 1));
         }
-        self.range(from, c)
+        let from = self.reach_start(from, None, pos.turn(), bound);
+        (self.range(from, c), from)
+    }
+
+    /// The earliest position of the line that a move of the side to move in `pos`, the
+    /// line's last position, could be compared with ([`Path::forbidden_last`]): the one
+    /// before it, and those its run of hits reaches from there; the last position's own
+    /// index when the move into it cannot be undone (nothing before it recurs).
+    pub fn mover_reach(&mut self, pos: &Position) -> usize {
+        let c = self.steps.len() - 1;
+        if c == 0 || self.steps[c].fresh {
+            return c;
+        }
+        self.run_end(c - 1, pos)
+    }
+
+    /// Whether the legal, reversible move `m` of `pos` is a hit under the rule set (a
+    /// check; under `asian` any 打).
+    pub fn move_hits(&mut self, pos: &Position, m: Move) -> bool {
+        pos.gives_check(m) || self.rules == Rules::Asian && self.is_attack(pos, m)
+    }
+
+    /// The earliest position the last move found forbidden was compared with (where its
+    /// cycle starts).
+    pub fn cycle_start(&self) -> usize {
+        self.cycle_start
     }
 
     /// The transposition-table key the position after the legal move `m` of `pos` (the
-    /// line's last position) will have, where it is known without playing the move: not
-    /// when it hangs on whether a quiet move is 打, which only playing it tells.
-    pub fn child_tt_key(&mut self, pos: &Position, m: Move) -> Option<u64> {
+    /// line's last position) will have for a search of `bound` plies from it
+    /// ([`Path::tt_key`]), known without playing the move: a quiet move counts as a hit, as
+    /// its 打 is not known yet (should playing it work out that it is none, the key after
+    /// it is shorter).
+    pub fn child_tt_key(&mut self, pos: &Position, m: Move, bound: u32) -> u64 {
         let key = pos.key_after(m);
         if !self.on() || irreversible(pos, m) {
-            return Some(key);
+            return key;
         }
         let c = self.steps.len() - 1;
         // the other side may repeat this position, and what its run through this one
         // reaches; the mover, what its run through the one before reaches if the move is a
         // hit
-        let mut from = c.min(self.run_end(c, pos));
+        let mut from = c.min(self.loose_run_end(c));
         if c >= 1 && !self.steps[c].fresh {
-            let further = self.run_end(c - 1, pos);
-            if further < from {
-                let hit = match self.rules {
-                    Rules::CheckOnly => pos.gives_check(m),
-                    _ => pos.gives_check(m).then_some(true)?,
-                };
-                if hit {
-                    from = further;
-                }
+            let further = self.loose_run_end(c - 1);
+            if further < from && (self.rules != Rules::CheckOnly || pos.gives_check(m)) {
+                from = further;
             }
         }
+        let moved = pos.piece_at(m.from()).map(|p| (m, p));
+        let from = self.reach_start(from, Some(moved), !pos.turn(), bound);
+        if from > c {
+            return key;
+        }
         let prefix = self.steps[c].prefix.wrapping_mul(B).wrapping_add(key);
-        Some(self.stretch(from, prefix, c + 2 - from))
+        self.stretch(from, prefix, c + 2 - from)
+    }
+
+    /// The earliest position from `from` on that a search of `bound` plies could repeat,
+    /// from a node whose side to move is `turn`: the line's last position, or, with
+    /// `extra`, the position after that move (not on the line yet). A position whose move
+    /// in is unknown counts as reachable, and so do those before it. Without one, the
+    /// node's own index (the line's length with `extra`): nothing before it can repeat.
+    ///
+    /// A move within the bound lands at most `bound + 1` plies below the node (the
+    /// defender's answers to the last move are asked whether the rule forbids them all), on
+    /// a position with the same side to move as an earlier one only at the same parity.
+    /// Each move displaces one piece of its side (none is captured in a repetition's
+    /// cycle), so a position that a side's pieces stand `n` away from (counted as pieces on
+    /// points where the node has more of that kind than it) needs at least `n` moves of
+    /// that side.
+    fn reach_start(
+        &mut self,
+        from: usize,
+        extra: Option<Option<(Move, Piece)>>,
+        turn: Color,
+        bound: u32,
+    ) -> usize {
+        let c = self.steps.len() - 1;
+        let node = c + usize::from(extra.is_some());
+        let mut earliest = node;
+        let net = &mut self.net;
+        net.clear();
+        let reach = bound.saturating_add(1);
+        let apply = |net: &mut Vec<(u8, Piece, i8)>, moved: Option<(Move, Piece)>| {
+            let Some((m, piece)) = moved else {
+                return false;
+            };
+            count(net, m.to().index() as u8, piece, 1);
+            count(net, m.from().index() as u8, piece, -1);
+            true
+        };
+        // the position at index j, compared with the node: the moves into j + 1 … node
+        // taken back
+        let mut j = node;
+        while j > from {
+            let moved = match (j == node, extra) {
+                (true, Some(moved)) => moved,
+                _ => self.steps[j].moved,
+            };
+            j -= 1;
+            if !apply(net, moved) {
+                return from;
+            }
+            let away = (node - j) as u32;
+            // the deepest landing at this parity
+            let deepest = if reach % 2 == away % 2 {
+                reach
+            } else {
+                reach - 1
+            };
+            if deepest == 0 || (away.is_multiple_of(2) && deepest < 2) {
+                continue;
+            }
+            let (mut own, mut other) = (0u32, 0u32);
+            for &(_, piece, by) in net.iter().filter(|e| e.2 > 0) {
+                if piece.color == turn {
+                    own += by as u32;
+                } else {
+                    other += by as u32;
+                }
+            }
+            if own <= deepest.div_ceil(2) && other <= deepest / 2 {
+                earliest = j;
+            }
+        }
+        earliest
     }
 
     /// Whether a move of the side to move could be forbidden: it could complete a cycle of
@@ -561,7 +689,8 @@ impl Path {
         if slot.0 == tag {
             return slot.1;
         }
-        let attack = crate::game::threat::is_attack(pos, m);
+        let attack =
+            crate::game::threat::is_attack_answering(pos, m, super::checks::checkmates_in_one);
         *slot = (tag, attack);
         attack
     }
@@ -600,6 +729,7 @@ impl Path {
                 return false;
             }
         }
+        self.cycle_start = earlier;
         if mover_all_checks && !other_all_checks {
             return true;
         }
@@ -776,7 +906,7 @@ mod tests {
         path.reset(&History::default(), &pos);
         // the same position pushed again, the second time marked irreversible
         assert!(!path.push(&pos, true, true, true));
-        assert_eq!(path.tt_key(&pos), pos.key());
+        assert_eq!(path.tt_key(&pos, 9), pos.key());
     }
 
     /// A line of positions by key (a cycle of four repeating), with whether each move into
@@ -935,7 +1065,7 @@ mod tests {
             for &(k, hit, fresh) in keys {
                 path.push_step(k, hit, hit, fresh);
             }
-            path.tt_key(&pos)
+            path.tt_key(&pos, 60)
         };
         assert_eq!(key(&[(1, false, true)]), 1);
         assert_eq!(key(&[(1, false, true), (2, false, true)]), 2);
@@ -1046,6 +1176,86 @@ mod tests {
         }
     }
 
+    /// A node's key reaches back to every position of the line that a move within its
+    /// bound could repeat: walks of up to `bound + 1` reversible moves from each position
+    /// of random lines (half of their moves undoing the one before last, so that they
+    /// return) never land on a position of the stretch a run could reach that the key
+    /// leaves out; and a node whose subtree can reach nothing keeps its plain key.
+    #[test]
+    fn keys_reach_every_position_the_bound_can_repeat() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let (mut landings, mut plain, mut trimmed) = (0, 0, 0);
+        random_lines(Rules::Asian, 120, |path, pos, _| {
+            let c = path.steps.len() - 1;
+            for bound in 0..7u32 {
+                // (as far back as a run could reach, by the hits known now: a known non-hit
+                // ends a run whatever comes after)
+                let mut start = path.loose_run_end(c);
+                if c >= 1 && !path.steps[c].fresh {
+                    start = start.min(path.loose_run_end(c - 1));
+                }
+                let (key, from) = path.tt_key_from(pos, bound);
+                assert!(from >= start && from <= c);
+                if from == c {
+                    assert_eq!(key, pos.key());
+                    plain += 1;
+                } else if from > start {
+                    trimmed += 1;
+                }
+                for _ in 0..12 {
+                    let mut walk = Vec::new();
+                    for _ in 0..=bound {
+                        let moves = pos.legal_moves();
+                        let quiet: Vec<Move> = moves
+                            .iter()
+                            .copied()
+                            .filter(|&m| !irreversible(pos, m))
+                            .collect();
+                        if quiet.is_empty() {
+                            break;
+                        }
+                        let n = path.steps.len();
+                        let back = (n >= 2)
+                            .then(|| path.steps[n - 1].moved)
+                            .flatten()
+                            .filter(|_| n - 1 > c || rng.random_bool(0.5));
+                        let undo_two = (n >= 3).then(|| path.steps[n - 2].moved).flatten();
+                        let m = match (back, undo_two) {
+                            (_, Some((m, _)))
+                                if rng.random_bool(0.5)
+                                    && quiet.contains(&Move::new(m.to(), m.from())) =>
+                            {
+                                Move::new(m.to(), m.from())
+                            }
+                            _ => quiet[rng.random_range(0..quiet.len())],
+                        };
+                        let (undo, _) = path.play(pos, m);
+                        walk.push((m, undo));
+                        landings += 1;
+                        let landed = pos.key();
+                        for j in start..c {
+                            assert!(
+                                path.steps[j].key != landed || j >= from,
+                                "a move {} plies below a node {c} of bound {bound} repeats \
+                                 position {j}, before the key's {from}",
+                                walk.len(),
+                            );
+                        }
+                    }
+                    while let Some((m, undo)) = walk.pop() {
+                        path.pop();
+                        pos.undo(m, undo);
+                    }
+                }
+            }
+        });
+        assert!(
+            landings > 10_000 && plain > 100 && trimmed > 100,
+            "{landings} {plain} {trimmed}"
+        );
+    }
+
     /// The key of the position after a move, known without playing it, is the key the
     /// position has once played.
     #[test]
@@ -1054,10 +1264,15 @@ mod tests {
         for rules in [Rules::CheckOnly, Rules::Asian] {
             random_lines(rules, 200, |path, pos, _| {
                 for &m in pos.legal_moves().iter() {
-                    let before = path.child_tt_key(pos, m);
+                    let before = path.child_tt_key(pos, m, 8);
+                    let hits: Vec<Option<bool>> = path.steps.iter().map(|s| s.hit).collect();
                     let (undo, _) = path.play(pos, m);
-                    if let Some(before) = before {
-                        assert_eq!(before, path.tt_key(pos));
+                    // (unless playing it worked out that a quiet move was no hit: a known
+                    // non-hit ends a run, and the key after it is shorter)
+                    let learnt = path.steps.iter().zip(&hits).any(|(s, h)| s.hit != *h)
+                        || path.steps.last().unwrap().hit == Some(false);
+                    if !learnt {
+                        assert_eq!(before, path.tt_key(pos, 8));
                         known += 1;
                     }
                     path.pop();
@@ -1142,6 +1357,6 @@ mod tests {
         path.reset(&History::default(), &pos);
         assert!(!path.push(&pos, false, false, false));
         assert!(path.is_empty());
-        assert_eq!(path.tt_key(&pos), pos.key());
+        assert_eq!(path.tt_key(&pos, 9), pos.key());
     }
 }

@@ -122,6 +122,9 @@ pub struct Searcher<'a> {
     returning: Vec<Move>,
     /// The line from the game's start to the node searched (kept under the rule only).
     pub(super) path: Path,
+    /// Under the rule, what the last "no mate" [`Searcher::mates_within`] answered depends
+    /// on above its node.
+    dep: Dep,
 }
 
 /// A quick hash for the few materials a search meets (the standard one, built against
@@ -145,6 +148,76 @@ impl Hasher for MaterialHasher {
         }
         self.0 = h;
     }
+}
+
+/// What a "no mate within d" found under the rule depends on above the node it was found
+/// at: the earliest positions of the line that a move of its subtree was compared with in
+/// a way that could come out otherwise on another line (`usize::MAX`: none). Such a result
+/// with nothing above its node is the same on every line that reaches the node, and is
+/// kept under the node's plain key ([`Searcher::mates_within`]).
+///
+/// - `attacker`: where the cycle of an attacker's move the rule forbade starts (on a line
+///   without that earlier position the move would be allowed, and might win);
+/// - `defender`: how far back the defender's refutations could be compared: a refutation
+///   that is a hit could be forbidden on a line where the position it reaches stood
+///   earlier, as far back as the defender's run of hits goes. A refutation that is no hit
+///   (or cannot be undone) is never forbidden, and ends every run of the defender's from
+///   below it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Dep {
+    attacker: usize,
+    defender: usize,
+}
+
+impl Dep {
+    /// Nothing above the node.
+    const NONE: Dep = Dep {
+        attacker: usize::MAX,
+        defender: usize::MAX,
+    };
+
+    fn min(self, other: Dep) -> Dep {
+        Dep {
+            attacker: self.attacker.min(other.attacker),
+            defender: self.defender.min(other.defender),
+        }
+    }
+
+    /// Whether the result stands on every line that reaches the node at index `c`.
+    fn within(self, c: usize) -> bool {
+        self.attacker >= c && self.defender >= c
+    }
+}
+
+/// A node's transposition-table keys under the rule ([`Searcher::look_up`]): its plain
+/// key, and the line's (the same without the rule, or where nothing before the node can
+/// recur within the depth).
+#[derive(Clone, Copy, Debug)]
+struct Keys {
+    plain: u64,
+    path: u64,
+    /// The node's index on the line.
+    c: usize,
+}
+
+impl Keys {
+    /// Where a "no mate" that depends on `dep` is kept: under the plain key when it
+    /// stands on every line, else under the line's.
+    fn for_no_mate(&self, dep: Dep) -> u64 {
+        if dep.within(self.c) {
+            self.plain
+        } else {
+            self.path
+        }
+    }
+}
+
+/// What the transposition table says of a node.
+enum LookUp {
+    /// It decides the node: mate within the depth or not, and what a "no mate" depends on.
+    Decided(bool, Dep),
+    /// It does not: the node's keys, and what it knows.
+    Open(Keys, Bounds),
 }
 
 /// How trying a node's moves ended.
@@ -182,6 +255,7 @@ impl<'a> Searcher<'a> {
             robust: None,
             escapes: vec![NO_KILLER; 8100].into_boxed_slice(),
             returning: Vec::new(),
+            dep: Dep::NONE,
             path: Path::new(if shared.rule {
                 shared.rules
             } else {
@@ -268,24 +342,43 @@ impl<'a> Searcher<'a> {
     /// such a move is one of the few that, with an answer, take the line back to one
     /// ([`Path::returning_moves`]): only those are played and their answers asked of the
     /// line.
+    ///
+    /// "No mate" here depends on the defender's run of hits through the move into this
+    /// position (the answers it could repeat), which the defender's node above cuts where
+    /// that move was no hit, and on the cycles of the returning moves the rule forbids.
     fn mate_in_one_by_rule(&mut self, pos: &mut Position) -> bool {
         if self.mate_in_one(pos) {
             return true;
         }
+        let c = self.path.len() - 1;
+        self.dep = Dep {
+            attacker: usize::MAX,
+            defender: c.saturating_sub(1),
+        };
         // (when only mate counts, a defender without an allowed move has not lost)
         if self.shared.mate_only {
             return false;
         }
         let mut returning = std::mem::take(&mut self.returning);
         self.path.returning_moves(pos, &mut returning);
-        let won = returning.iter().any(|&m| self.leaves_no_answer(pos, m));
+        let mut forbidden_from = usize::MAX;
+        let won = returning
+            .iter()
+            .any(|&m| self.leaves_no_answer(pos, m, &mut forbidden_from));
         self.returning = returning;
+        self.dep.attacker = forbidden_from;
         won
     }
 
     /// Whether the attacker's move `m` (any move) is legal here, allowed by the rule, and
     /// leaves the defender no allowed answer.
-    fn leaves_no_answer(&mut self, pos: &mut Position, m: Move) -> bool {
+    /// A move the rule forbids lowers `forbidden_from` to where its cycle starts.
+    fn leaves_no_answer(
+        &mut self,
+        pos: &mut Position,
+        m: Move,
+        forbidden_from: &mut usize,
+    ) -> bool {
         if !pos.is_pseudo_legal(m)
             || !pos.is_legal_pseudo(m)
             || self.shared.checks_only && !pos.gives_check(m)
@@ -294,6 +387,7 @@ impl<'a> Searcher<'a> {
         }
         self.nodes += 1;
         let Some(undo) = self.enter(pos, m) else {
+            *forbidden_from = (*forbidden_from).min(self.path.cycle_start());
             return false;
         };
         let lost = self.defender_lost_now(pos);
@@ -392,6 +486,7 @@ impl<'a> Searcher<'a> {
     pub fn mates_within(&mut self, pos: &mut Position, d: u32, ply: usize) -> Result<bool, Stop> {
         let attacker = pos.turn() == self.shared.attacker;
         // mates come in odd plies with the attacker to move, even with the defender
+        self.dep = Dep::NONE;
         let d = if attacker == d.is_multiple_of(2) {
             match d.checked_sub(1) {
                 Some(d) => d,
@@ -410,14 +505,13 @@ impl<'a> Searcher<'a> {
             }
             return Ok(self.mate_in_one(pos));
         }
-        let key = self.path.tt_key(pos);
-        let known = self.shared.tt.get(key);
-        if known.mates_within(d) {
-            return Ok(true);
-        }
-        if known.no_mate_within(d) {
-            return Ok(false);
-        }
+        let (keys, known) = match self.look_up(pos, d) {
+            LookUp::Decided(mates, dep) => {
+                self.dep = dep;
+                return Ok(mates);
+            }
+            LookUp::Open(keys, known) => (keys, known),
+        };
         if let Some(dist) = self.probe(pos)? {
             let b = match dist {
                 Some(n) => Bounds::NONE
@@ -430,13 +524,16 @@ impl<'a> Searcher<'a> {
             } else {
                 b
             };
-            self.shared.tt.put(key, b);
+            // (a table's value stands on every line)
+            self.shared.tt.put(keys.plain, b);
+            self.dep = Dep::NONE;
             return Ok(dist.is_some_and(|n| n <= d));
         }
         if !attacker && d >= 2 {
             // the defender's remembered refutations first, before generating its moves:
             // usually one of them escapes again
-            if let Some((m, remembered)) = self.quick_refutation(pos, d, ply, known)? {
+            if let Some((m, remembered)) = self.quick_refutation(pos, d, ply, known, keys)? {
+                let key = keys.for_no_mate(self.dep);
                 let now = self.shared.tt.get(key).with_no_mate_within(d);
                 // (a killer's refutation is not kept as the position's move: it holds at
                 // depth 2, but the deeper passes find a better first try by ordering)
@@ -451,7 +548,44 @@ impl<'a> Searcher<'a> {
         }
         let mut list = MoveList::new();
         pos.pseudo_moves(&mut list);
-        self.node(pos, &list, d, ply, known, attacker)
+        self.node(pos, &list, d, ply, known, keys)
+    }
+
+    /// What the transposition table knows of `pos` at depth `d`, and the node's keys.
+    /// Without the rule the key is the plain one. Under it, a "no mate" kept under the
+    /// plain key stands on every line, and is looked up first; then the line's key
+    /// ([`Path::tt_key`]), under which wins and the "no mate"s that depend on the line are
+    /// kept, valid back to the earliest position it mixes in.
+    fn look_up(&mut self, pos: &Position, d: u32) -> LookUp {
+        let plain = pos.key();
+        let known = self.shared.tt.get(plain);
+        if known.mates_within(d) || known.no_mate_within(d) {
+            return LookUp::Decided(known.mates_within(d), Dep::NONE);
+        }
+        let (path, from, c) = if self.path.on() {
+            let (path, from) = self.path.tt_key_from(pos, d);
+            (path, from, self.path.len() - 1)
+        } else {
+            (plain, 0, 0)
+        };
+        let keys = Keys { plain, path, c };
+        if path == plain {
+            return LookUp::Open(keys, known);
+        }
+        let on_line = self.shared.tt.get(path);
+        if on_line.mates_within(d) || on_line.no_mate_within(d) {
+            let dep = Dep {
+                attacker: from,
+                defender: from,
+            };
+            return LookUp::Decided(on_line.mates_within(d), dep);
+        }
+        // (the line's entry's move where the plain one has none)
+        let known = match (known.best(), on_line.best()) {
+            (None, Some(m)) => known.with_best(m),
+            _ => known,
+        };
+        LookUp::Open(keys, known)
     }
 
     /// The defender's remembered refutation, tried before its moves are generated, if it
@@ -465,6 +599,7 @@ impl<'a> Searcher<'a> {
         d: u32,
         ply: usize,
         known: Bounds,
+        keys: Keys,
     ) -> Result<Option<(Move, bool)>, Stop> {
         // (deeper, the killers were measured too: tried before captures they cost three
         // times the nodes)
@@ -484,7 +619,40 @@ impl<'a> Searcher<'a> {
         };
         let r = self.mates_within(pos, d - 1, ply + 1);
         self.leave(pos, m, undo);
-        Ok(if r? { None } else { Some((m, remembered)) })
+        if r? {
+            return Ok(None);
+        }
+        self.dep = self.refutation_dep(pos, m, self.dep, keys);
+        Ok(Some((m, remembered)))
+    }
+
+    /// What "no mate" at a defender's node (the line's last position, `pos`, of `keys`)
+    /// refuted by its move `m` depends on above it, the subtree after `m` depending on
+    /// `below` ([`Dep`]).
+    ///
+    /// Whether a quiet `m` is 打 (a threat test) is asked only where the answer changes
+    /// where a result is kept: here, when the node's keys differ, or above, when a hit would
+    /// reach further back than the position before this one (its parent's, which the
+    /// parent's own key holds either way).
+    fn refutation_dep(&mut self, pos: &Position, m: Move, below: Dep, keys: Keys) -> Dep {
+        if !self.path.on() || super::rule::irreversible(pos, m) {
+            return Dep::NONE;
+        }
+        let if_hit = Dep {
+            attacker: below.attacker,
+            defender: below.defender.min(self.path.mover_reach(pos)),
+        };
+        let parent = keys.c.saturating_sub(1);
+        if keys.path == keys.plain && if_hit.defender >= parent {
+            return if_hit;
+        }
+        if !self.path.move_hits(pos, m) {
+            return Dep {
+                attacker: below.attacker,
+                defender: usize::MAX,
+            };
+        }
+        if_hit
     }
 
     /// Whether the side to move (the attacker) has a move after which the other side has
@@ -626,18 +794,29 @@ impl<'a> Searcher<'a> {
         d: u32,
         ply: usize,
         known: Bounds,
-        attacker: bool,
+        keys: Keys,
     ) -> Result<bool, Stop> {
-        let key = self.path.tt_key(pos);
+        let attacker = pos.turn() == self.shared.attacker;
         if !attacker && d == 0 {
             // (a stalemate is no mate when only mate counts)
             let lost = self.defender_lost_now(pos);
-            let b = if lost {
-                Bounds::NONE.with_mate_within(0)
+            if lost {
+                self.shared
+                    .tt
+                    .put(keys.path, Bounds::NONE.with_mate_within(0));
             } else {
-                known.with_no_mate_within(0)
-            };
-            self.shared.tt.put(key, b);
+                // (the move it has left could be forbidden on another line)
+                self.dep = Dep {
+                    attacker: usize::MAX,
+                    defender: if self.path.on() {
+                        self.path.mover_reach(pos)
+                    } else {
+                        usize::MAX
+                    },
+                };
+                let key = keys.for_no_mate(self.dep);
+                self.shared.tt.put(key, known.with_no_mate_within(0));
+            }
             return Ok(lost);
         }
         // four plies and more from the end, a defender's move into a position the table
@@ -648,6 +827,9 @@ impl<'a> Searcher<'a> {
             && d >= 4
             && let Some(m) = self.refuted_by_table(pos, list, d)
         {
+            // (the position after it is known on every line)
+            self.dep = self.refutation_dep(pos, m, Dep::NONE, keys);
+            let key = keys.for_no_mate(self.dep);
             let now = self.shared.tt.get(key).with_no_mate_within(d);
             self.shared.tt.put(key, now);
             self.shared.heuristics.reward(pos.turn().index(), m, d, ply);
@@ -682,10 +864,23 @@ impl<'a> Searcher<'a> {
         }
         // the attacker looks for a move after which the mate holds, the defender for one
         // after which it does not
-        let result = self.first_deciding(pos, &mut scored, d, ply, attacker);
+        let result = self.first_deciding(pos, &mut scored, d, ply, attacker, keys);
         self.scored[ply.min(MAX_PLY)] = scored;
+        let result = result?;
+        // a "no mate" (the attacker's moves all fail, or the defender's refutes) where the
+        // line allows, a mate under the line's key
+        let no_mate = match result {
+            Tried::NoLegalMove | Tried::OnlyForbidden => attacker,
+            Tried::Decided(_) => !attacker,
+            Tried::Exhausted => attacker,
+        };
+        let key = if no_mate {
+            keys.for_no_mate(self.dep)
+        } else {
+            keys.path
+        };
         let now = self.shared.tt.get(key);
-        let mates = match result? {
+        let mates = match result {
             ended @ (Tried::NoLegalMove | Tried::OnlyForbidden) => {
                 // the side to move has lost (no legal move, or only moves the rule forbids):
                 // mate in 0 if it is the defender, never if not (nor if only mate counts and
@@ -726,18 +921,16 @@ impl<'a> Searcher<'a> {
 
     /// A legal move of the defender's, not forbidden by the rule, after which the
     /// transposition table already knows that the attacker has no mate within `d − 1`.
+    /// Under the rule only the children's plain keys are asked: a "no mate" kept under one
+    /// holds on every line.
     fn refuted_by_table(&mut self, pos: &mut Position, list: &MoveList, d: u32) -> Option<Move> {
         // (every child's slot fetched first, so that the misses overlap)
         for &m in list.iter() {
-            if let Some(key) = self.path.child_tt_key(pos, m) {
-                self.shared.tt.prefetch(key);
-            }
+            self.shared.tt.prefetch(pos.key_after(m));
         }
         let mut legality = None;
         list.iter().copied().find(|&m| {
-            self.path
-                .child_tt_key(pos, m)
-                .is_some_and(|key| self.shared.tt.get(key).no_mate_within(d - 1))
+            self.shared.tt.get(pos.key_after(m)).no_mate_within(d - 1)
                 && legality
                     .get_or_insert_with(|| self.legality(pos))
                     .move_is_legal(pos, m)
@@ -772,6 +965,7 @@ impl<'a> Searcher<'a> {
         d: u32,
         ply: usize,
         want: bool,
+        keys: Keys,
     ) -> Result<Tried, Stop> {
         let legality = self.legality(pos);
         let mut any_legal = false;
@@ -784,19 +978,20 @@ impl<'a> Searcher<'a> {
         }
         // the attacker's children's entries a few moves ahead, so that their misses overlap
         const AHEAD: usize = 4;
+        // (the plain keys: under the rule the line's key is asked only where the plain one
+        // does not decide)
         if want {
             for &(_, m) in scored.iter().take(AHEAD) {
-                if let Some(key) = self.path.child_tt_key(pos, m) {
-                    self.shared.tt.prefetch(key);
-                }
+                self.shared.tt.prefetch(pos.key_after(m));
             }
         }
+        // what a "no mate" found here depends on above ([`Dep`]): for the attacker's, every
+        // move's; for the defender's, its refutation's
+        let mut dep = Dep::NONE;
         for i in 0..n {
             let m = if want {
-                if let Some(&(_, next)) = scored.get(i + AHEAD)
-                    && let Some(key) = self.path.child_tt_key(pos, next)
-                {
-                    self.shared.tt.prefetch(key);
+                if let Some(&(_, next)) = scored.get(i + AHEAD) {
+                    self.shared.tt.prefetch(pos.key_after(next));
                 }
                 scored[i].1
             } else {
@@ -807,18 +1002,28 @@ impl<'a> Searcher<'a> {
             }
             any_legal = true;
             let Some(undo) = self.enter(pos, m) else {
+                if want {
+                    dep.attacker = dep.attacker.min(self.path.cycle_start());
+                }
                 continue;
             };
             any_allowed = true;
             if !want && d > 2 {
-                self.shared.tt.prefetch(self.path.tt_key(pos));
+                self.shared.tt.prefetch(pos.key());
             }
             let r = self.mates_within(pos, d - 1, ply + 1);
             self.leave(pos, m, undo);
             if r? == want {
+                if !want {
+                    self.dep = self.refutation_dep(pos, m, self.dep, keys);
+                }
                 return Ok(Tried::Decided(m));
             }
+            if want {
+                dep = dep.min(self.dep);
+            }
         }
+        self.dep = dep;
         Ok(if any_allowed {
             Tried::Exhausted
         } else if any_legal {
