@@ -832,6 +832,9 @@ impl Job {
         o.stop = self.stop.search.clone();
         o.time = time;
         o.max_nodes = self.limits.nodes;
+        // (a GUI asks for a move and its mate: the other winning moves' lengths are not
+        // needed)
+        o.shortest_only = true;
         o
     }
 

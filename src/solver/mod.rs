@@ -102,6 +102,11 @@ pub struct Options {
     /// Only these first moves are searched (a GUI's `go searchmoves`); `None`: every legal
     /// move. A listed move that is not legal here is never searched.
     pub first_moves: Option<Vec<Move>>,
+    /// Prove the shortest win and a first move that makes it (the first in move order, and
+    /// any other found at that length meanwhile), not every winning first move's own length:
+    /// an engine's question. No first move is searched as deep as a win found. Depth-first
+    /// proofs only.
+    pub shortest_only: bool,
 }
 
 /// How a proof is searched.
@@ -159,6 +164,7 @@ impl Options {
             rules: Rules::None,
             history: History::default(),
             first_moves: None,
+            shortest_only: false,
         }
     }
 
@@ -612,7 +618,8 @@ fn solve_searching(
         return Ok(solution);
     }
     // the first moves' searches, shallow to deep (see `Passes`)
-    let passes = Passes::new(roots.len(), max_plies);
+    let mut passes = Passes::new(roots.len(), max_plies);
+    passes.shortest_only = options.shortest_only;
     let workers = rayon::current_num_threads().clamp(1, roots.len());
     rayon::scope(|scope| {
         for _ in 0..workers {
@@ -718,6 +725,8 @@ struct Passes {
     state: Mutex<PassState>,
     wake: Condvar,
     max_plies: u32,
+    /// No task deeper than the shortest win found is handed out ([`Options::shortest_only`]).
+    shortest_only: bool,
 }
 
 struct PassState {
@@ -765,6 +774,7 @@ impl Passes {
             }),
             wake: Condvar::new(),
             max_plies,
+            shortest_only: false,
         }
     }
 
@@ -784,6 +794,10 @@ impl Passes {
                 return None;
             }
             if let Some(Reverse(task)) = st.queue.pop() {
+                // (a task no shallower than a win found cannot make a shorter one)
+                if self.shortest_only && st.lengths.iter().flatten().any(|&won| won <= task.0) {
+                    continue;
+                }
                 st.running += 1;
                 return Some(task);
             }
@@ -1236,6 +1250,56 @@ mod tests {
         assert!(!f.stopped);
         assert_eq!(f.searched_plies, 3);
         assert_eq!(f.lengths, [None, Some(3)]);
+    }
+
+    /// Asked for the shortest win only, the passes hand out no task as deep as a win found,
+    /// and a proof of the bench's positions (up to 5 plies) finds the same verdict, length
+    /// and line as the whole proof, with winning moves that the whole proof lists at that
+    /// length.
+    #[test]
+    fn the_shortest_only_stops_at_the_first_win_of_the_shallowest_pass() {
+        let mut passes = Passes::new(3, 9);
+        passes.shortest_only = true;
+        let mut got = Vec::new();
+        while let Some((d, i)) = passes.next() {
+            got.push((d, i));
+            passes.done(d, i, Ok(i == 1 && d == 3 || i == 2 && d == 5));
+        }
+        // (move 2's depth 3 is not handed out once move 1 has won at 3)
+        assert_eq!(got, [(1, 0), (1, 1), (1, 2), (3, 0), (3, 1)]);
+        assert_eq!(passes.finish().lengths, [None, Some(3), None]);
+
+        let data = include_str!("../../benches/data/solve.txt");
+        for line in data
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            let parts: Vec<&str> = line.split(';').map(str::trim).collect();
+            let plies: u32 = parts[1].parse().unwrap();
+            if plies > 5 {
+                continue;
+            }
+            let pos: Position = parts[0].parse().unwrap();
+            for rules in [Rules::None, Rules::Asian] {
+                let mut o = Options::new(plies.div_ceil(2) + 1);
+                o.rules = rules;
+                let whole = solve(&pos, &o, None).unwrap();
+                o.shortest_only = true;
+                let short = solve(&pos, &o, None).unwrap();
+                assert_eq!(short.verdict, whole.verdict, "{line}");
+                assert_eq!(short.pv, whole.pv, "{line}");
+                assert!(!short.winning_moves.is_empty());
+                for w in &short.winning_moves {
+                    assert_eq!(Some(w.plies), whole.winning_moves.first().map(|f| f.plies));
+                    assert!(
+                        whole
+                            .winning_moves
+                            .iter()
+                            .any(|x| x.mv == w.mv && x.plies == w.plies)
+                    );
+                }
+            }
+        }
     }
 
     /// A task that unwinds stops the proof, so that no other thread waits for it.

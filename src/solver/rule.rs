@@ -215,7 +215,7 @@ pub struct Path {
 }
 
 /// Entries of [`Path`]'s memory of which moves were 打 (a power of two).
-const ATTACK_MEMORY: usize = 1 << 15;
+const ATTACK_MEMORY: usize = 1 << 17;
 
 impl Path {
     /// A path that applies `rules`.
