@@ -386,6 +386,19 @@ impl<'a> Searcher<'a> {
             return false;
         }
         self.nodes += 1;
+        // (on the board first: a defender with an answer that repeats no position of the
+        // line has not lost, whether or not the rule allows the move, and the line need
+        // not be asked)
+        let once = Some(super::rule::irreversible(pos, m));
+        let undo = pos.play_unchecked(m);
+        let path = &self.path;
+        let (free, _) = pos.legal_move_where(|a| {
+            !path.may_repeat(once, pos.key_after(a), super::rule::irreversible(pos, a))
+        });
+        pos.undo(m, undo);
+        if free {
+            return false;
+        }
         let Some(undo) = self.enter(pos, m) else {
             *forbidden_from = (*forbidden_from).min(self.path.cycle_start());
             return false;
