@@ -439,10 +439,6 @@ impl Path {
         prefix.wrapping_sub(before.wrapping_mul(B.wrapping_pow(len as u32)))
     }
 
-    /// The earliest position a run of hits through position `j` reaches: from a position
-    /// compared with a later one, on to the position two plies back while the move into
-    /// the one passed was a hit and no move between was irreversible. `now` is the line's
-    /// last position (for a hit not yet known).
     /// [`Path::run_end`] as far as the hits known so far tell, a move whose 打 is not known
     /// yet counting as a hit (no threat test): as far back as the run could reach. A key
     /// mixed back to it covers every position a later move could be compared with; two
@@ -459,6 +455,10 @@ impl Path {
         j
     }
 
+    /// The earliest position a run of hits through position `j` reaches: from a position
+    /// compared with a later one, on to the position two plies back while the move into
+    /// the one passed was a hit and no move between was irreversible. `now` is the line's
+    /// last position (for a hit not yet known).
     fn run_end(&mut self, j: usize, now: &Position) -> usize {
         if let Some(end) = self.steps[j].run_end {
             return end;

@@ -880,6 +880,14 @@ impl<'a> Searcher<'a> {
         let result = self.first_deciding(pos, &mut scored, d, ply, attacker, keys);
         self.scored[ply.min(MAX_PLY)] = scored;
         let result = result?;
+        if !attacker && matches!(result, Tried::OnlyForbidden) {
+            // (a defender whose every move is forbidden has lost, unless only mate counts:
+            // then "no mate", which a line that allows one of its moves may not share)
+            self.dep = Dep {
+                attacker: 0,
+                defender: 0,
+            };
+        }
         // a "no mate" (the attacker's moves all fail, or the defender's refutes) where the
         // line allows, a mate under the line's key
         let no_mate = match result {
