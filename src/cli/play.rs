@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, IsTerminal};
 
-use canju::Position;
+use canju::Color;
 use canju::puzzle::attempt::{Attempt, AttemptError, Ending, Outcome, Status};
 use canju::puzzle::progress::Finish;
 use canju::puzzle::words::{self, Lang};
@@ -14,11 +14,17 @@ use canju::puzzle::{Feedback, Judge, Puzzle, PuzzleError};
 use super::CliError;
 use super::common::puzzle_error;
 
-/// The board, its last line (who is to move) in the trainer's language.
-fn draw_board(pos: &Position, lang: Lang) {
+/// The board as the player sees it (turned when the player is black, 黑先), the last move
+/// marked, and its last line (who is to move) in the trainer's language.
+fn draw_board(a: &Attempt, player: Color, lang: Lang) {
+    let pos = a.position();
+    let view = canju::render::terminal::View {
+        black_below: player == Color::Black,
+        last: a.last_move(),
+    };
     out!(
         "{}",
-        canju::render::terminal::grid(pos, super::board::board_style(false))
+        canju::render::terminal::grid_seen(pos, super::board::board_style(false), view)
     );
     outln!("{}", words::to_move(lang, pos.turn()));
 }
@@ -47,7 +53,7 @@ pub fn play(
     let player = p.goal.side;
     let zh = lang == Lang::Zh;
     let mut a = Attempt::new(p, judge);
-    draw_board(a.position(), lang);
+    draw_board(&a, player, lang);
     outln!("{} · {}", p.entry.id, p.entry.title);
     if zh {
         outln!("目标：{}", p.goal_words(lang));
@@ -91,7 +97,7 @@ pub fn play(
             "" => continue,
             "quit" | "q" | "exit" | "退出" => return Ok(a.outcome()),
             "board" | "棋盘" => {
-                draw_board(a.position(), lang);
+                draw_board(&a, player, lang);
                 continue;
             }
             "hint" | "提示" => {
@@ -102,7 +108,7 @@ pub fn play(
             }
             "undo" | "悔棋" => {
                 if a.undo() {
-                    draw_board(a.position(), lang);
+                    draw_board(&a, player, lang);
                 } else if zh {
                     outln!("没有可悔的着法");
                 } else {
@@ -157,7 +163,7 @@ pub fn play(
         match r.ending {
             Some(end) => {
                 if !matches!(end, Ending::DrawHolds) {
-                    draw_board(a.position(), lang);
+                    draw_board(&a, player, lang);
                 }
                 outln!("{}", words::ending(lang, end));
             }
@@ -165,7 +171,7 @@ pub fn play(
             None if r.defence.is_none() => return Ok(Outcome::Quit),
             None => {
                 if interactive {
-                    draw_board(a.position(), lang);
+                    draw_board(&a, player, lang);
                 }
                 continue;
             }

@@ -415,9 +415,14 @@ pub fn list(a: ListArgs) -> CliResult {
 pub fn show(dir: &Option<PathBuf>, id: &str) -> CliResult {
     let all = collections(dir)?;
     let p = find(&all, id)?;
+    // (from the side of the player: turned for a puzzle where black moves first)
+    let view = canju::render::terminal::View {
+        black_below: p.goal.side == canju::Color::Black,
+        last: None,
+    };
     out!(
         "{}",
-        canju::render::terminal::board(&p.position, super::board::board_style(false))
+        canju::render::terminal::board_seen(&p.position, super::board::board_style(false), view)
     );
     outln!("{}", p.entry.fen);
     outln!("{} · {} ({})", p.entry.id, p.entry.title, p.collection);

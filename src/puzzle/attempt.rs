@@ -195,6 +195,11 @@ impl<'p, 'j> Attempt<'p, 'j> {
         &self.pos
     }
 
+    /// The last move played on the board (the defence's reply, or the player's own), if any.
+    pub fn last_move(&self) -> Option<Move> {
+        self.moves.last().copied()
+    }
+
     /// Where the attempt stands.
     pub fn status(&self) -> &Status {
         &self.status

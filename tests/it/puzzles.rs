@@ -43,6 +43,31 @@ fn canju_with_input(args: &[&str], input: &str, home: &std::path::Path) -> Outpu
     child.wait_with_output().unwrap()
 }
 
+/// A puzzle where black moves first (黑先) is shown from black's side, rank 0 at the top and
+/// the files from i to a, and once a move is played the board marks the point it left.
+#[test]
+fn a_black_to_move_puzzle_is_seen_from_black_and_marks_the_last_move() {
+    let home_guard = TempDir::new("turned");
+    let o = canju_with_input(
+        &["puzzle", "play", "endgame-002", "--lang", "en"],
+        "c1d3\nboard\nquit\n",
+        &home_guard.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let boards: Vec<&str> = text.split("black to move\n").collect();
+    assert!(boards.len() >= 3, "{text}");
+    // the first board: black's horse on c1 seen from black's side (column 7 of 9), red's
+    // general at the top, no mark yet
+    assert!(boards[0].starts_with("0 . . . . . K . . .\n"), "{text}");
+    assert!(boards[0].contains("1 . . . . . . n . .\n"), "{text}");
+    assert!(boards[0].contains("  i h g f e d c b a\n"), "{text}");
+    assert!(!boards[0].contains('*'), "{text}");
+    // after 马３退４ and red's 仕四退五, the advisor's point of departure is marked
+    let after = boards[1].rsplit("red defends").next().unwrap();
+    assert!(after.contains("2 . . . * . . . . .\n"), "{text}");
+    assert!(after.contains("1 . . . . A . . . .\n"), "{text}");
+}
+
 #[test]
 fn play_through_standard_input_with_hint_undo_and_progress() {
     let home_guard = TempDir::new("play");
