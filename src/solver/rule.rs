@@ -283,13 +283,24 @@ impl Path {
     /// forbidden (it stays played and on the line either way); the undo takes it back.
     #[inline]
     pub fn play(&mut self, pos: &mut Position, m: Move) -> (crate::game::position::Undo, bool) {
+        self.play_knowing(pos, m, None)
+    }
+
+    /// [`Path::play`] for a caller that may know already whether `m` gives check.
+    #[inline]
+    pub fn play_knowing(
+        &mut self,
+        pos: &mut Position,
+        m: Move,
+        check: Option<bool>,
+    ) -> (crate::game::position::Undo, bool) {
         if !self.on() {
             return (pos.play_unchecked(m), false);
         }
         let fresh = irreversible(pos, m);
         let moved = pos.piece_at(m.from()).map(|p| (m, p));
         let undo = pos.play_unchecked(m);
-        let check = pos.is_check();
+        let check = check.unwrap_or_else(|| pos.is_check());
         // a check is 打; whether a quiet move was is asked only of a repetition (and after
         // an irreversible move no repetition reaches back past it: it never matters)
         let hit = match self.rules {

@@ -220,6 +220,23 @@ enum LookUp {
     Open(Keys, Bounds),
 }
 
+/// A move's score in a node's order: the transposition table's move, then checks, captures
+/// (by the value taken), killers, history. A check's score says so ([`gives_check`]): what
+/// the others add up to stays below [`CHECK`].
+const TT_MOVE: u32 = 10_000_000;
+const CHECK: u32 = 2_000_000;
+const CAPTURE: u32 = 1_000_000;
+const KILLER: u32 = 500_000;
+const HISTORY_MAX: u32 = 99_999;
+const _: () = assert!(HISTORY_MAX + CAPTURE + 1000 * 90 + KILLER < CHECK);
+const _: () = assert!(TT_MOVE > CHECK + HISTORY_MAX + CAPTURE + 1000 * 90 + KILLER);
+
+/// Whether a move of this score gives check.
+#[inline]
+fn gives_check(score: u32) -> bool {
+    score % TT_MOVE >= CHECK
+}
+
 /// How trying a node's moves ended.
 enum Tried {
     /// This move decided the node.
@@ -268,6 +285,12 @@ impl<'a> Searcher<'a> {
     /// perpetual-check rule forbids the move.
     #[inline]
     pub(super) fn enter(&mut self, pos: &mut Position, m: Move) -> Option<Undo> {
+        self.enter_knowing(pos, m, None)
+    }
+
+    /// [`Searcher::enter`] where whether `m` gives check may be known already.
+    #[inline]
+    fn enter_knowing(&mut self, pos: &mut Position, m: Move, check: Option<bool>) -> Option<Undo> {
         if !self.path.on() {
             if !self.shared.avoid.is_empty()
                 && pos.turn() == self.shared.attacker
@@ -277,7 +300,7 @@ impl<'a> Searcher<'a> {
             }
             return Some(pos.play_unchecked(m));
         }
-        let (undo, forbidden) = self.path.play(pos, m);
+        let (undo, forbidden) = self.path.play_knowing(pos, m, check);
         if forbidden {
             self.path.pop();
             pos.undo(m, undo);
@@ -857,21 +880,21 @@ impl<'a> Searcher<'a> {
         let side = pos.turn().index();
         let checks = CheckFilter::new(pos);
         for &m in list.iter() {
-            let mut s = self.shared.heuristics.history(side, m).min(99_999);
+            let mut s = self.shared.heuristics.history(side, m).min(HISTORY_MAX);
             if Some(m) == tt_move {
-                s += 10_000_000;
+                s += TT_MOVE;
             }
             if checks.may_check(pos, m) && pos.gives_check(m) {
-                s += 2_000_000;
+                s += CHECK;
             } else if attacker && self.shared.checks_only {
                 // (连将杀: the attacker's other moves are not tried at all)
                 continue;
             }
             if let Some(v) = pos.piece_at(m.to()) {
-                s += 1_000_000 + 1000 * piece_value(v.kind);
+                s += CAPTURE + 1000 * piece_value(v.kind);
             }
             if killers.contains(&Some(m)) {
-                s += 500_000;
+                s += KILLER;
             }
             scored.push((s, m));
         }
@@ -1010,19 +1033,20 @@ impl<'a> Searcher<'a> {
         // move's; for the defender's, its refutation's
         let mut dep = Dep::NONE;
         for i in 0..n {
-            let m = if want {
+            let (score, m) = if want {
                 if let Some(&(_, next)) = scored.get(i + AHEAD) {
                     self.shared.tt.prefetch(pos.key_after(next));
                 }
-                scored[i].1
+                scored[i]
             } else {
-                pick(&mut scored[i..n])
+                let m = pick(&mut scored[i..n]);
+                (scored[i].0, m)
             };
             if !legality.move_is_legal(pos, m) {
                 continue;
             }
             any_legal = true;
-            let Some(undo) = self.enter(pos, m) else {
+            let Some(undo) = self.enter_knowing(pos, m, Some(gives_check(score))) else {
                 if want {
                     dep.attacker = dep.attacker.min(self.path.cycle_start());
                 }
