@@ -164,7 +164,7 @@ impl Hasher for MaterialHasher {
 ///   (or cannot be undone) is never forbidden, and ends every run of the defender's from
 ///   below it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Dep {
+struct Dep {
     attacker: usize,
     defender: usize,
 }
