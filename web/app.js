@@ -73,6 +73,7 @@ const WORDS = {
     'turn.wrong': '错着：悔棋再试，或看答案',
     'turn.over': '对局结束',
     'turn.solution': '答案已显示',
+    'turn.playing': '演示答案…',
     checking: '按完美着法检验中…',
     thinking: '思考中…',
     'hint.takeBack': '提示：先悔掉错着',
@@ -187,6 +188,7 @@ const WORDS = {
     'turn.wrong': 'A mistake: undo and try again, or see the solution',
     'turn.over': 'The game is over',
     'turn.solution': 'The solution is shown',
+    'turn.playing': 'Playing the solution…',
     checking: 'checking against perfect play…',
     thinking: 'thinking…',
     'hint.takeBack': 'hint: take the mistake back first (undo)',
@@ -318,7 +320,14 @@ class Board {
     this.onPoint = null;
     this.legal = [];
     this.selected = null;
+    // a piece pressed and dragged, and whether the click that ends a drag is to be ignored
+    this.drag = null;
+    this.dropped = false;
     el.addEventListener('click', (e) => this.click(e));
+    el.addEventListener('pointerdown', (e) => this.press(e));
+    el.addEventListener('pointermove', (e) => this.dragTo(e));
+    el.addEventListener('pointerup', (e) => this.release(e));
+    el.addEventListener('pointercancel', () => this.cancelDrag());
   }
 
   // Draws a position (the last move tinted, arrows, marked points, turned for black) and
@@ -334,10 +343,122 @@ class Board {
     this.info = info;
     this.legal = info.moves;
     this.selected = null;
+    this.drag = null;
+    this.markCheck();
     return info;
   }
 
+  // A red ring round the general of the side to move when it is in check (将军).
+  markCheck() {
+    const info = this.info;
+    this.el.dataset.check = '';
+    if (!info || !info.in_check) return;
+    const general = info.side_to_move === 'red' ? 'K' : 'k';
+    const g = this.el.querySelector(`g.piece[data-piece="${general}"]`);
+    if (!g) return;
+    const sq = g.dataset.square;
+    this.el.dataset.check = sq;
+    this.ring(sq, 'check', 27, '#c62828');
+  }
+
+  // Slides the piece of move `iccs` from its point to the target in the board as drawn,
+  // taking away what stands there, in `ms` milliseconds; the caller draws the position after
+  // it. The board keeps the moves it animated in `data-animated` (for tests).
+  async animate(iccs, ms = 300) {
+    const from = iccs.slice(0, 2);
+    const to = iccs.slice(2, 4);
+    const g = this.el.querySelector(`g.piece[data-square="${from}"]`);
+    const a = this.centre(from);
+    const b = this.centre(to);
+    if (!g || !a || !b) return;
+    const taken = this.el.querySelector(`g.piece[data-square="${to}"]`);
+    g.parentNode.appendChild(g);
+    g.classList.add('moving');
+    g.style.transition = `transform ${ms}ms ease-in-out`;
+    if (taken) {
+      taken.style.transition = `opacity ${ms}ms`;
+    }
+    this.el.dataset.animated = ((this.el.dataset.animated || '') + ' ' + iccs).trim();
+    // (a frame first, so that the transition starts from where the piece stands)
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    g.style.transform = `translate(${b[0] - a[0]}px, ${b[1] - a[1]}px)`;
+    if (taken) taken.style.opacity = '0';
+    await sleep(ms);
+  }
+
+  // Dragging: a piece of the side to move pressed and moved follows the pointer; let go
+  // over a legal target, the move is made (a press and let go in place is a click).
+  press(e) {
+    if (!this.enabled || this.onPoint || e.button > 0) return;
+    const g = e.target.closest('g.piece');
+    const point = e.target.closest('[data-square]');
+    const sq = (g || point) && (g || point).dataset.square;
+    if (!sq || !this.legal.some((m) => m.iccs.startsWith(sq))) return;
+    const piece = this.el.querySelector(`g.piece[data-square="${sq}"]`);
+    if (!piece) return;
+    this.drag = { from: sq, piece, x: e.clientX, y: e.clientY, moved: false, id: e.pointerId };
+  }
+
+  dragTo(e) {
+    const d = this.drag;
+    if (!d || e.pointerId !== d.id) return;
+    const svg = this.el.querySelector('svg');
+    if (!svg) return;
+    if (!d.moved && Math.hypot(e.clientX - d.x, e.clientY - d.y) < 6) return;
+    if (!d.moved) {
+      d.moved = true;
+      d.piece.parentNode.appendChild(d.piece);
+      d.piece.classList.add('dragged');
+      d.piece.style.pointerEvents = 'none';
+      try {
+        this.el.setPointerCapture(e.pointerId);
+      } catch {
+        // (a synthetic pointer cannot always be captured)
+      }
+      this.clear();
+      this.selected = d.from;
+      this.ring(d.from, 'selected', 25, '#1565c0');
+      for (const m of this.legal.filter((m) => m.iccs.startsWith(d.from))) this.ring(m.iccs.slice(2), 'target', 9, '#2e7d32', true);
+    }
+    // the screen's pixels to the drawing's units
+    const scale = svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width ? svg.viewBox.baseVal.width / svg.getBoundingClientRect().width : 1;
+    d.piece.style.transform = `translate(${(e.clientX - d.x) * scale}px, ${(e.clientY - d.y) * scale}px)`;
+    e.preventDefault();
+  }
+
+  release(e) {
+    const d = this.drag;
+    if (!d || e.pointerId !== d.id) return;
+    this.drag = null;
+    if (!d.moved) return;
+    d.piece.style.transform = '';
+    d.piece.style.pointerEvents = '';
+    d.piece.classList.remove('dragged');
+    this.dropped = true;
+    setTimeout(() => (this.dropped = false), 0);
+    const under = document.elementFromPoint(e.clientX, e.clientY);
+    const point = under && under.closest('#' + this.el.id + ' [data-square]');
+    const mv = point && this.legal.find((m) => m.iccs === d.from + point.dataset.square);
+    this.clear();
+    this.selected = null;
+    if (mv && this.onMove) this.onMove(mv);
+  }
+
+  cancelDrag() {
+    const d = this.drag;
+    this.drag = null;
+    if (d && d.moved) {
+      d.piece.style.transform = '';
+      d.piece.style.pointerEvents = '';
+      d.piece.classList.remove('dragged');
+      this.clear();
+      this.selected = null;
+    }
+  }
+
   click(e) {
+    // (the click a drag ends with has been handled)
+    if (this.dropped) return;
     const target = e.target.closest('[data-square]');
     if (!target) return;
     const sq = target.dataset.square;
@@ -395,7 +516,8 @@ class Board {
   }
 
   clear() {
-    this.el.querySelectorAll('.highlight').forEach((e) => e.remove());
+    // (the check mark stays: it belongs to the position)
+    this.el.querySelectorAll('.highlight:not(.check)').forEach((e) => e.remove());
   }
 }
 
@@ -570,6 +692,8 @@ async function openPuzzle(id, { pushed = true } = {}) {
     recorded: false,
     hintStage: 0,
     busy: false,
+    playing: false,
+    shown: false,
     flip: null,
     arrows: [],
     marks: [],
@@ -620,7 +744,9 @@ function renderTurn() {
     text = t('turn.wrong');
     cls = 'wrong';
   } else if (P.done) {
-    text = t('turn.over');
+    text = t(P.shown ? 'turn.solution' : 'turn.over');
+  } else if (P.playing) {
+    text = t('turn.playing');
   } else if (P.busy) {
     const defender = p.side_to_move === 'red' ? 'black' : 'red';
     text = t('turn.thinking', sideName(defender));
@@ -679,6 +805,7 @@ async function stepTo(at) {
   P.names = P.names.slice(0, n);
   P.wrongAt = null;
   P.done = false;
+  P.shown = false;
   P.solved = false;
   P.hintStage = 0;
   P.arrows = [];
@@ -746,7 +873,11 @@ puzzleBoard.onMove = async (mv) => {
     setFeedback({ cls: mine.feedback, said: mine.said });
     const reply = res.moves[tried.length];
     if (reply && reply.by === 'defender') {
+      // a short pause, then the reply slides into place
       await sleep(350);
+      if (P.current !== p) return;
+      await puzzleBoard.animate(reply.iccs);
+      if (P.current !== p) return;
       P.line = res.moves.map((m) => m.iccs);
       addFeedback({ cls: 'reply', said: reply.said });
     }
@@ -822,12 +953,28 @@ $('#p-solution').addEventListener('click', async () => {
       await recordResult(false, { help: true });
       return;
     }
-    P.arrows = P.wrongAt == null ? [s.line[0].iccs] : [];
+    P.arrows = [];
     P.marks = [];
     setFeedback({ key: 'solution', line: s.line, first: Math.floor(from.length / 2) + 1 });
     await recordResult(false, { help: true });
+    // the line played out on the board, move by move, from where it starts (before a
+    // mistake, the mistake taken back); the move list then steps through it
+    Object.assign(P, { line: from.slice(), names: P.names.slice(0, from.length), wrongAt: null, busy: true, playing: true, hintStage: 0 });
+    await showPuzzle();
+    for (const m of s.line) {
+      await sleep(600);
+      if (P.current !== p) return;
+      await puzzleBoard.animate(m.iccs);
+      if (P.current !== p) return;
+      P.line = P.line.concat([m.iccs]);
+      P.names = P.names.concat([{ chinese: m.chinese, wxf: m.wxf }]);
+      await showPuzzle();
+    }
+    if (P.current !== p) return;
+    Object.assign(P, { busy: false, playing: false, done: true, shown: true });
     await showPuzzle();
   } catch (e) {
+    Object.assign(P, { busy: false, playing: false });
     setFeedback({ cls: 'error', raw: e.message });
   }
 });

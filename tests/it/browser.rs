@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
@@ -126,6 +127,51 @@ async fn play(c: &Client, board: &str, iccs: &str) {
 }
 
 /// Waits for the feedback to say `want`.
+/// Drags the piece of move `iccs` (ICCS, such as `e0e1`) to its target with the mouse:
+/// pressed on its point, moved in steps, let go over the target.
+async fn drag(c: &Client, board: &str, iccs: &str) {
+    let point = |sq: &str| format!("{board} rect.point[data-square='{sq}']");
+    let from = c.find(Locator::Css(&point(&iccs[..2]))).await.unwrap();
+    let to = c.find(Locator::Css(&point(&iccs[2..]))).await.unwrap();
+    let steps = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveToElement {
+            element: from,
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::MoveBy {
+            duration: Some(Duration::from_millis(100)),
+            x: 12.0,
+            y: 12.0,
+        })
+        .then(PointerAction::MoveToElement {
+            element: to,
+            duration: Some(Duration::from_millis(200)),
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    c.perform_actions(steps).await.unwrap();
+    c.release_actions().await.unwrap();
+}
+
+/// An attribute of the element `css` selects (empty when it has none).
+async fn attr(c: &Client, css: &str, name: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .attr(name)
+        .await
+        .unwrap()
+        .unwrap_or_default()
+}
+
 async fn feedback(c: &Client, want: &str) {
     wait_for(30, want, || async {
         text(c, "#feedback").await.contains(want)
@@ -274,6 +320,8 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
             && exists(&c, "#puzzle-board g.piece[data-square='e1']").await
     })
     .await;
+    // the reply slid into place after a pause, not drawn at once
+    assert_eq!(attr(&c, "#puzzle-board", "data-animated").await, "e8f7");
     let moves = text(&c, "#puzzle-moves").await;
     assert!(
         moves.contains("帅五进一") && moves.contains("士５进６"),
@@ -313,6 +361,35 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     .await;
     click(&c, "#p-solution").await;
     feedback(&c, "答案：1. 帅五进一 士５进６ 2. 炮三平六").await;
+    // 答案 plays the line out on the board, move by move, to the mate: the black general
+    // in check is marked
+    wait_for(20, "the solution played out", || async {
+        text(&c, "#turn").await == "答案已显示"
+    })
+    .await;
+    assert!(
+        attr(&c, "#puzzle-board", "data-animated")
+            .await
+            .ends_with("e0e1 e8f7 g0d0 f7e8 c5d7"),
+        "{}",
+        attr(&c, "#puzzle-board", "data-animated").await
+    );
+    assert!(text(&c, "#puzzle-moves").await.contains("马七进六"));
+    let general = attr(&c, "#puzzle-board", "data-check").await;
+    assert!(
+        exists(
+            &c,
+            &format!("#puzzle-board g.piece[data-piece='k'][data-square='{general}']")
+        )
+        .await
+            && exists(
+                &c,
+                &format!("#puzzle-board circle.check[data-square='{general}']")
+            )
+            .await,
+        "the mated general marked: {general:?}"
+    );
+    shot(&c, "solution.png").await;
 
     // ---- a replay minutes after the failure, with a hint: practice, recorded the moment
     // the hint is shown, and the record stays as it was (no rating farmed by replays)
@@ -435,7 +512,8 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
         text(&c, "#puzzle-title").await.contains("白脸将") && text(&c, "#feedback").await.is_empty()
     })
     .await;
-    play(&c, "#puzzle-board", "a1a8").await;
+    // a piece dragged to its target, as well as clicked
+    drag(&c, "#puzzle-board", "a1a8").await;
     feedback(&c, "黑方应着").await;
     wait_for(10, "the player's turn", || async {
         text(&c, "#turn").await == "轮到你走（红方）"
@@ -625,5 +703,34 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     feedback(&phone, "黑方应着").await;
     fits(&phone, 360.0, "390×844, after a move").await;
     shot(&phone, "phone.png").await;
+    // the theory view fits the phone's width: no sideways scroll, 统计 and the 负 column
+    // inside it
+    phone
+        .goto(&format!("{url}/#theory?claim=单马胜单士"))
+        .await
+        .unwrap();
+    wait_for(30, "the theory view on the phone", || async {
+        exists(&phone, "#t-tables table").await
+    })
+    .await;
+    let edges = phone
+        .execute(
+            "const r = (e) => e.getBoundingClientRect().right; return [document.documentElement.scrollWidth, window.innerWidth, r(document.querySelector('#t-measure')), Math.max(...[...document.querySelectorAll('#t-tables th:last-child, #t-tables td:last-child')].map(r))]",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let edges: Vec<f64> = edges
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let width = edges[1];
+    assert!(
+        edges[0] <= width && edges[2] <= width && edges[3] <= width,
+        "the theory view is wider than the phone (page, window, 统计's right edge, 负's right edge): {edges:?}"
+    );
+    shot(&phone, "phone-theory.png").await;
     phone.close().await.unwrap();
 }

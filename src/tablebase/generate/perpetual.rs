@@ -84,8 +84,13 @@ const MATE_THREAT: u8 = u8::MAX - 4;
 /// A [`MATES_NEXT`] position once asked (settled): the loser, to move there, wins in one
 /// ply only by leaving the other side no move without check, which is no mate.
 const NO_MATE: u8 = u8::MAX - 5;
+/// Drawn, its moves not counted yet ([`TO_COUNT`]), and a move that is no 打 at all leads
+/// into a position not won: found by the first look while the traps of perpetual check
+/// alone come first, so that the whole rule's first look passes it by (W wins nothing in
+/// between, so the move still escapes).
+const FREE: u8 = u8::MAX - 6;
 const _: () = assert!(CHECK_CAND + MAX_OPEN < NEVER);
-const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < NO_MATE as u32);
+const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < FREE as u32);
 
 /// Entries per block of the values kept aside.
 const ASIDE_BLOCK: usize = 1 << 20;
@@ -752,6 +757,18 @@ fn non_empty<S: Slot>(parts: Vec<Rows<S>>) -> Vec<Rows<S>> {
     parts.into_iter().filter(|r| !r.nodes.is_empty()).collect()
 }
 
+/// How a loser's position escapes by a quiet move into a position not won (see
+/// [`Retrograde::quiet_escape`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    /// By none: every such move is a hit (or there is none).
+    None,
+    /// By a move that does not check, each such move 打 all the same.
+    Quiet,
+    /// By a move that is no hit at all.
+    Free,
+}
+
 /// What [`Retrograde::open_moves`] finds about a loser's position.
 struct Open {
     /// Its moves into positions not won for W.
@@ -868,15 +885,36 @@ impl Retrograde<'_> {
         w: Color,
         attack: bool,
     ) -> Option<bool> {
+        let clauses = if attack {
+            self.clauses()
+        } else {
+            Clauses::CHECKS
+        };
+        self.hit_kind_by(s, m, child, w, clauses)
+    }
+
+    /// [`Self::hit_kind`] with the kinds of 打 given: `None` when the move checks, else
+    /// whether it is 杀 or 捉 of a kind `clauses` counts (never under rule sets other than
+    /// `asian`).
+    #[inline]
+    fn hit_kind_by(
+        &self,
+        s: &mut Scratch,
+        m: crate::game::moves::Move,
+        child: u64,
+        w: Color,
+        clauses: Clauses,
+    ) -> Option<bool> {
         let squares = &s.squares;
         let mover = s.pos.turn();
         let against = self.attackers[mover.index()];
-        let clauses = self.clauses();
         let Clauses {
             mate_threats,
             chases,
         } = clauses;
-        let asked = attack && self.rules == Rules::Asian && clauses.beyond_check();
+        // a side with no piece that gives check (advisors and elephants at most) mates nothing
+        let mate_threats = mate_threats && against != Attackers::NONE;
+        let asked = self.rules == Rules::Asian && clauses.beyond_check();
         let mates = |threat: &mut crate::game::position::Position| {
             mate_threats
                 && self.threatens_mate(mover, child, w, || {
@@ -989,7 +1027,10 @@ impl Retrograde<'_> {
     /// it, so that the cache miss overlaps the test's first steps.
     #[inline]
     fn prefetch_mate_byte(&self, mover: Color, child: u64) {
-        if self.rules == Rules::Asian && !self.checks_first.load(Relaxed) {
+        if self.rules == Rules::Asian
+            && !self.checks_first.load(Relaxed)
+            && self.attackers[mover.index()] != Attackers::NONE
+        {
             crate::prefetch::prefetch(self.values[mover.index()][child as usize].as_ptr());
         }
     }
@@ -1348,10 +1389,16 @@ impl Retrograde<'_> {
             return Ok(None);
         }
         // the positions left uncounted had a move that does not check into a draw, which
-        // may be 打; W has won nothing since the count, so none of them is lost
+        // may be 打; W has won nothing since the count, so none of them is lost, and those
+        // with a move that is no 打 at all ([`FREE`]) still have it
         let (zeros, rows) = self.count_moves::<S>(w, self.found[l.index()], false, false);
         self.check_failed()?;
         debug_assert_eq!(zeros, 0);
+        cells.par_iter().for_each(|c| {
+            if c.load(Relaxed) == FREE {
+                c.store(TO_COUNT, Relaxed);
+            }
+        });
         Ok(Some(rows))
     }
 
@@ -1452,8 +1499,15 @@ impl Retrograde<'_> {
                 return self.look_again(s, i, c, w, rows);
             }
             // not needed yet: a candidate needs a look all the same
-            if !eager && self.quiet_escape(s, i, w) {
-                return;
+            if !eager {
+                match self.quiet_escape(s, i, w) {
+                    Escape::Free if self.checks_first.load(Relaxed) => {
+                        cell.store(FREE, Relaxed);
+                        return;
+                    }
+                    Escape::None => {}
+                    _ => return,
+                }
             }
             match self.open_moves(s, i, w, eager, true) {
                 None => cell.store(NEVER, Relaxed),
@@ -1483,20 +1537,41 @@ impl Retrograde<'_> {
         (zeros.load(Relaxed), rows)
     }
 
-    /// Whether the L-to-move position in `s` (entry `index`) has a move that does not
-    /// check into a position not won for W.
-    fn quiet_escape(&self, s: &mut Scratch, index: u64, w: Color) -> bool {
-        let mut escapes = false;
+    /// How the L-to-move position in `s` (entry `index`) escapes by a quiet move into a
+    /// position not won for W: by one that is no hit now, and whether by one that is no 打
+    /// at all. While the traps of perpetual check alone come first under `asian`, a move
+    /// that does not check is looked at as the whole rule will (the same make and take
+    /// back), so that the whole rule's first look can pass by the positions that escape
+    /// it too ([`FREE`]).
+    fn quiet_escape(&self, s: &mut Scratch, index: u64, w: Color) -> Escape {
+        let whole = self.checks_first.load(Relaxed);
+        let mut escape = Escape::None;
         self.each_quiet_move(s, index, |s, m, child| {
             let c = self.values[w.index()][child as usize].load(Relaxed);
             if won(c) || c == code::ILLEGAL {
                 return true;
             }
-            self.prefetch_mate_byte(!w, child);
-            escapes = !self.hits(s, m, child, w);
-            !escapes
+            if !whole {
+                self.prefetch_mate_byte(!w, child);
+                if !self.hits(s, m, child, w) {
+                    escape = Escape::Free;
+                }
+                return escape == Escape::None;
+            }
+            match self.hit_kind_by(s, m, child, w, self.clauses) {
+                None => true,
+                Some(false) => {
+                    escape = Escape::Free;
+                    false
+                }
+                Some(true) => {
+                    // no check, but 打: look on for a move that is no 打 at all
+                    escape = Escape::Quiet;
+                    true
+                }
+            }
         });
-        escapes
+        escape
     }
 
     /// The moves of the L-to-move position in `s` (entry `index`) into positions not won
@@ -1579,7 +1654,8 @@ impl Retrograde<'_> {
     /// Counts the moves of the drawn L-to-move positions [`Self::count_moves`] left
     /// uncounted (a capture may escape, but none of them is lost).
     fn count_rest(&self, l: Color) {
-        self.for_code(l, TO_COUNT, |s, i| {
+        let pick = |c: u8| c == TO_COUNT || c == FREE;
+        self.fold_cells(l, pick, || (), |s, i, _| {
             let c = self
                 .open_moves(s, i, !l, false, false)
                 .map_or(NEVER, |o| o.count);
@@ -1712,7 +1788,7 @@ impl Retrograde<'_> {
                 for &p in &found {
                     let cell = &parents_l[p as usize];
                     let mut c = cell.load(Relaxed);
-                    debug_assert_ne!(c, TO_COUNT, "counted before any walk");
+                    debug_assert!(c != TO_COUNT && c != FREE, "counted before any walk");
                     while open(c) {
                         let last = c & MAX_OPEN == 1;
                         let next = if last { lost } else { c - 1 };

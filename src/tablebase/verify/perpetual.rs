@@ -435,13 +435,15 @@ impl Fixpoint<'_> {
     fn quiet_attack(&self, pos: &mut Position, m: Move, child: u64) -> Option<bool> {
         let turn = pos.turn();
         let against = self.kinds[turn.index()];
-        let one_ply = self.table.code_of_checked(turn, child) == code::decided(1);
+        // (a side with no piece that gives check mates nothing: its table is not read)
         crate::game::threat::quiet_hit_knowing(
             pos,
             m,
             |after| after.in_check_against(!turn, against),
             Some((true, |threat: &mut Position| {
-                one_ply && crate::game::threat::mates_in_one(threat)
+                against != Attackers::NONE
+                    && self.table.code_of_checked(turn, child) == code::decided(1)
+                    && crate::game::threat::mates_in_one(threat)
             })),
         )
     }
