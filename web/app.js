@@ -272,6 +272,10 @@ const t = (key, ...args) => {
 };
 const said = (s) => (s ? s[LANG] ?? s.zh : '');
 const sideName = (side) => t(`side.${side}`);
+// a tag and a puzzle's title in the language (the server gives both in English)
+const TAG_EN = {};
+const tagName = (tag) => (LANG === 'zh' ? tag : TAG_EN[tag] || tag);
+const titleOf = (p) => (LANG === 'zh' ? p.title : p.title_en || p.title);
 const collectionName = (c) => (COLLECTIONS[c] ? COLLECTIONS[c][LANG === 'zh' ? 0 : 1] : c);
 const rulesName = (r) => {
   const name = String(r || '');
@@ -633,7 +637,8 @@ async function loadPuzzles() {
     }
   };
   fill($('#f-collection'), [...new Set(P.list.map((p) => p.collection))], collectionName);
-  fill($('#f-tag'), [...new Set(P.list.flatMap((p) => p.tags))].sort());
+  for (const p of P.list) p.tags.forEach((tag, i) => (TAG_EN[tag] = p.tags_en[i]));
+  fill($('#f-tag'), [...new Set(P.list.flatMap((p) => p.tags))].sort(), tagName);
   for (const id of ['#f-collection', '#f-tag', '#f-progress', '#f-sort']) $(id).addEventListener('change', renderList);
   renderList();
 }
@@ -668,8 +673,8 @@ function renderList() {
     if (P.current && P.current.id === p.id) li.classList.add('current');
     const due = p.due != null && p.due <= now;
     const mark = p.progress ? `<span class="mark mark-${p.progress}" title="${esc(t('mark.' + p.progress))}">${MARKS[p.progress]}</span>` : '';
-    li.innerHTML = `<span class="name">${esc(p.title)}</span><span class="rating">${p.rating}</span><span class="id">${esc(p.id)}${due ? ` · ${esc(t('mark.due'))}` : ''}</span><span>${mark}</span>`;
-    li.title = `${p.id} · ${p.title}`;
+    li.innerHTML = `<span class="name">${esc(titleOf(p))}</span><span class="rating">${p.rating}</span><span class="id">${esc(p.id)}${due ? ` · ${esc(t('mark.due'))}` : ''}</span><span>${mark}</span>`;
+    li.title = `${p.id} · ${titleOf(p)}`;
     li.addEventListener('click', () => openPuzzle(p.id));
     ul.appendChild(li);
   }
@@ -717,7 +722,7 @@ const flipped = () => (P.flip != null ? P.flip : P.current && P.current.side_to_
 function renderPuzzle() {
   const p = P.current;
   if (!p) return;
-  $('#puzzle-title').textContent = p.title;
+  $('#puzzle-title').textContent = titleOf(p);
   const summary = P.list.find((x) => x.id === p.id) || p;
   // a puzzle's rating is hidden until it has been done once (recorded), as lichess does
   const rating = summary.progress || P.recorded ? summary.rating : '?';
@@ -1363,7 +1368,7 @@ async function heatmap() {
   $('#t-heatmap').innerHTML = `<span class="muted">${esc(t('drawing'))}</span>`;
   try {
     $('#t-heatmap').innerHTML = await api(
-      `/api/theory/heatmap.svg?claim=${enc($('#t-claim').value.trim())}&piece=${enc($('#t-piece').value)}${side ? `&side=${side}` : ''}`,
+      `/api/theory/heatmap.svg?claim=${enc($('#t-claim').value.trim())}&piece=${enc($('#t-piece').value)}${side ? `&side=${side}` : ''}&lang=${LANG}`,
     );
   } catch (e) {
     $('#t-heatmap').innerHTML = `<span class="error">${esc(e.message)}</span>`;
@@ -1381,6 +1386,7 @@ function applyLang() {
   $$('[data-i18n]').forEach((el) => (el.textContent = t(el.dataset.i18n)));
   $$('[data-i18n-placeholder]').forEach((el) => (el.placeholder = t(el.dataset.i18nPlaceholder)));
   $$('#f-collection option[data-value]').forEach((o) => (o.textContent = collectionName(o.dataset.value)));
+  $$('#f-tag option[data-value]').forEach((o) => (o.textContent = tagName(o.dataset.value)));
   $('#lang').textContent = LANG === 'zh' ? 'EN' : '中文';
   $('#footer').textContent = t('footer', rulesName(SERVER_RULES));
   if (!P.current) $('#puzzle-title').textContent = t('p.choose');

@@ -450,13 +450,16 @@ enum PuzzleCommand {
         /// due (soonest review first).
         #[arg(long, default_value = "file")]
         sort: String,
-        /// An array of {"id", "title", "collection", "source", "fen", "goal", "moves",
-        /// "checks", "mate", "line", "tags", "difficulty", "rating", "progress", "due"}.
+        /// An array of {"id", "title", "title_en", "collection", "source", "fen", "goal",
+        /// "moves", "checks", "mate", "line", "tags", "tags_en", "difficulty", "rating",
+        /// "progress", "due"}.
         #[arg(long)]
         json: bool,
         /// A directory of collections (*.toml) instead of the built-in ones.
         #[arg(long)]
         puzzles: Option<PathBuf>,
+        #[command(flatten)]
+        lang: LangArg,
     },
     /// Play a puzzle (the next one to do without ID): moves in any notation, or hint, undo,
     /// solution, board, quit; reads standard input line by line when it is not a terminal.
@@ -524,6 +527,8 @@ enum PuzzleCommand {
         id: String,
         #[arg(long)]
         puzzles: Option<PathBuf>,
+        #[command(flatten)]
+        lang: LangArg,
     },
     /// Check moves against perfect play: the player's moves alone (canju defends) or the
     /// whole line; exit 0 when they solve the puzzle, 1 at the first mistake.
@@ -816,16 +821,22 @@ pub fn run() -> Job {
                 sort,
                 json,
                 puzzles,
-            } => puzzle::list(puzzle::ListArgs {
-                dir: &puzzles,
-                tag: &tag,
-                collection: &collection,
-                progress: &progress,
-                ratings: (min_rating, max_rating),
-                sort: &sort,
-                json,
+                lang,
+            } => lang.resolve().and_then(|lang| {
+                puzzle::list(puzzle::ListArgs {
+                    dir: &puzzles,
+                    tag: &tag,
+                    collection: &collection,
+                    progress: &progress,
+                    ratings: (min_rating, max_rating),
+                    sort: &sort,
+                    json,
+                    lang,
+                })
             }),
-            PuzzleCommand::Show { id, puzzles } => puzzle::show(&puzzles, &id),
+            PuzzleCommand::Show { id, puzzles, lang } => lang
+                .resolve()
+                .and_then(|lang| puzzle::show(&puzzles, &id, lang)),
             PuzzleCommand::Play {
                 id,
                 puzzles,

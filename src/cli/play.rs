@@ -24,7 +24,8 @@ fn draw_board(a: &Attempt, player: Color, lang: Lang) {
     };
     out!(
         "{}",
-        canju::render::terminal::grid_seen(pos, super::board::board_style(false), view)
+        // (in English the letters' board, with ICCS coordinates and no Chinese labels)
+        canju::render::terminal::grid_seen(pos, super::board::board_style(lang == Lang::En), view)
     );
     outln!("{}", words::to_move(lang, pos.turn()));
 }
@@ -54,7 +55,7 @@ pub fn play(
     let zh = lang == Lang::Zh;
     let mut a = Attempt::new(p, judge);
     draw_board(&a, player, lang);
-    outln!("{} · {}", p.entry.id, p.entry.title);
+    outln!("{} · {}", p.entry.id, p.title(lang));
     if zh {
         outln!("目标：{}", p.goal_words(lang));
     } else {
@@ -64,7 +65,7 @@ pub fn play(
         if zh {
             outln!("棋规：{}", rules.describe_zh());
         } else {
-            outln!("rules: {}", rules.describe());
+            outln!("rules: {}", rules.describe_en());
         }
     }
     let mut lines = stdin.lock().lines();
@@ -135,7 +136,7 @@ pub fn play(
         let r = match a.play_text(t) {
             Ok(r) => r,
             Err(AttemptError::Move(e)) => {
-                outln!("{e}");
+                outln!("{}", words::move_error(lang, a.position(), &e));
                 continue;
             }
             Err(AttemptError::Puzzle(PuzzleError::Stopped)) => {

@@ -303,6 +303,7 @@ pub struct ListArgs<'a> {
     pub ratings: (Option<i32>, Option<i32>),
     pub sort: &'a str,
     pub json: bool,
+    pub lang: Lang,
 }
 
 /// A puzzle's line in a list: its progress now.
@@ -372,25 +373,50 @@ pub fn list(a: ListArgs) -> CliResult {
         super::print_json(&out)?;
         return Ok(());
     }
+    let lang = a.lang;
+    let zh = lang == Lang::Zh;
     for r in &rows {
         let p = r.puzzle;
         let due = match r.due {
-            Some(d) if d <= now => "  (due)",
+            Some(d) if d <= now => lang.pick("  （待复习）", "  (due)"),
             _ => "",
         };
-        let stip = p.entry.moves.map_or(String::new(), |n| format!(" 限{n}步"));
+        // the goal short: 红先胜 限3步, "red wins in 3"
+        let goal = match (zh, p.entry.moves) {
+            (true, Some(n)) => format!("{} 限{n}步", p.goal),
+            (true, None) => p.goal.to_string(),
+            (false, n) => format!(
+                "{} {}{}",
+                p.goal.side.name(),
+                if p.goal.win { "wins" } else { "draws" },
+                n.map_or(String::new(), |n| format!(" in {n}"))
+            ),
+        };
+        let tags: Vec<String> = p
+            .entry
+            .tags
+            .iter()
+            .map(|t| puzzle::words::tag(lang, t))
+            .collect();
+        // (in Chinese the page's marks: ✓ solved clean, ✓? with help, ✗ failed)
+        let mark = match (zh, r.mark) {
+            (_, None) => "-",
+            (true, Some("clean")) => "✓",
+            (true, Some("helped")) => "✓?",
+            (true, Some(_)) => "✗",
+            (false, Some(m)) => m,
+        };
         outln!(
-            "{:<16} {:<7} {:>4}  {}{stip}  {}  {}{due}",
+            "{:<16} {:<7} {:>4}  {goal}  {}  {}{due}",
             p.entry.id,
-            r.mark.unwrap_or("-"),
+            mark,
             r.rating,
-            p.goal,
-            p.entry.title,
-            p.entry.tags.join(" ")
+            p.title(lang),
+            tags.join(if zh { " " } else { ", " })
         );
     }
     if rows.is_empty() {
-        outln!("no puzzle matches");
+        outln!("{}", lang.pick("没有符合的题目", "no puzzle matches"));
     }
     let count = |m: &str| rows.iter().filter(|r| r.mark == Some(m)).count();
     let due = rows
@@ -398,6 +424,19 @@ pub fn list(a: ListArgs) -> CliResult {
         .filter(|r| r.due.is_some_and(|d| d <= now))
         .count();
     let me = progress.player_rating();
+    if zh {
+        outln!(
+            "共{}题：独立解出{}，借助提示{}，未解出{}，待复习{due}；你的等级分 {}（±{}）；连胜 {}",
+            rows.len(),
+            count("clean"),
+            count("helped"),
+            count("failed"),
+            me.shown(),
+            me.deviation.round() as i32,
+            progress.streak
+        );
+        return Ok(());
+    }
     outln!(
         "{} puzzle{}: {} solved clean, {} with help, {} failed, {due} due for review; your rating {} (±{}); streak {}",
         rows.len(),
@@ -412,7 +451,7 @@ pub fn list(a: ListArgs) -> CliResult {
     Ok(())
 }
 
-pub fn show(dir: &Option<PathBuf>, id: &str) -> CliResult {
+pub fn show(dir: &Option<PathBuf>, id: &str, lang: Lang) -> CliResult {
     let all = collections(dir)?;
     let p = find(&all, id)?;
     // (from the side of the player: turned for a puzzle where black moves first)
@@ -420,17 +459,40 @@ pub fn show(dir: &Option<PathBuf>, id: &str) -> CliResult {
         black_below: p.goal.side == canju::Color::Black,
         last: None,
     };
+    // (in English the letters' board, with ICCS coordinates and no Chinese labels)
+    let style = super::board::board_style(lang == Lang::En);
     out!(
         "{}",
-        canju::render::terminal::board_seen(&p.position, super::board::board_style(false), view)
+        canju::render::terminal::grid_seen(&p.position, style, view)
     );
+    outln!("{}", puzzle::words::to_move(lang, p.position.turn()));
     outln!("{}", p.entry.fen);
-    outln!("{} · {} ({})", p.entry.id, p.entry.title, p.collection);
+    let collection = puzzle::words::collection(lang, &p.collection);
+    let tags: Vec<String> = p
+        .entry
+        .tags
+        .iter()
+        .map(|t| puzzle::words::tag(lang, t))
+        .collect();
+    if lang == Lang::Zh {
+        outln!("{} · {}（{collection}）", p.entry.id, p.title(lang));
+        outln!("目标：{}", p.goal_words(lang));
+        outln!("出处：{}", p.source(lang));
+        outln!("标签：{}  难度：{}", tags.join(" "), p.entry.difficulty);
+        if p.entry.long {
+            outln!(
+                "长局：沿已证明的主线判定，不必搜索；偏离主线的着法由证明数搜索判定（每次{}秒）",
+                puzzle::LONG_SECONDS
+            );
+        }
+        return Ok(());
+    }
+    outln!("{} · {} ({collection})", p.entry.id, p.title(lang));
     outln!("goal: {}", p.goal_text());
-    outln!("source: {}", p.entry.source);
+    outln!("source: {}", p.source(lang));
     outln!(
         "tags: {}  difficulty: {}",
-        p.entry.tags.join(" "),
+        tags.join(", "),
         p.entry.difficulty
     );
     if p.entry.long {

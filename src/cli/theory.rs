@@ -156,7 +156,7 @@ pub fn run(a: TheoryArgs) -> CliResult {
     bar.finish_and_clear();
     let to_stdout = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
     if let (Some(h), Some(out)) = (&report.heat, a.output) {
-        let svg = theory::heatmap_svg(&report, h);
+        let svg = theory::heatmap_svg(&report, h, theory::Words::Both);
         if to_stdout {
             out!("{svg}");
         } else {

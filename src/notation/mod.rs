@@ -8,7 +8,7 @@
 
 mod chinese;
 mod describe;
-mod iccs;
+pub(crate) mod iccs;
 mod wxf;
 
 use std::fmt;

@@ -805,6 +805,7 @@ pub fn import_into(
                 .title
                 .clone()
                 .unwrap_or_else(|| format!("{collection} 第{n}题")),
+            title_en: None,
             source: g
                 .source
                 .clone()

@@ -15,6 +15,8 @@ pub struct Summary<'a> {
     pub id: &'a str,
     /// Its title.
     pub title: &'a str,
+    /// Its title in English ([`Puzzle::title`]).
+    pub title_en: String,
     /// The collection it belongs to.
     pub collection: &'a str,
     /// Where it comes from.
@@ -35,6 +37,8 @@ pub struct Summary<'a> {
     pub line: Vec<String>,
     /// Its tags.
     pub tags: &'a [String],
+    /// Its tags in English, in the same order ([`super::words::tag`]).
+    pub tags_en: Vec<String>,
     /// Its difficulty, 1 to 5.
     pub difficulty: u8,
 }
@@ -61,6 +65,7 @@ impl Puzzle {
         Summary {
             id: &self.entry.id,
             title: &self.entry.title,
+            title_en: self.title(super::words::Lang::En),
             collection: &self.collection,
             source: &self.entry.source,
             fen: &self.entry.fen,
@@ -71,6 +76,12 @@ impl Puzzle {
             long: self.entry.long,
             line: self.line.iter().map(|m| m.to_string()).collect(),
             tags: &self.entry.tags,
+            tags_en: self
+                .entry
+                .tags
+                .iter()
+                .map(|t| super::words::tag(super::words::Lang::En, t))
+                .collect(),
             difficulty: self.entry.difficulty,
         }
     }

@@ -98,6 +98,10 @@ pub struct Entry {
     pub id: String,
     /// Its title.
     pub title: String,
+    /// Its title in English, where a Chinese name has one (马后炮: "Horse behind cannon");
+    /// otherwise the English title is made from the Chinese one ([`Puzzle::title`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title_en: Option<String>,
     /// Where it comes from (book, number).
     pub source: String,
     /// Its position.
@@ -136,6 +140,49 @@ struct File {
     puzzles: Vec<Entry>,
 }
 
+/// A title's part in English: a book and its number (适情雅趣 第077局: "Shiqing Yaqu no.
+/// 77"), a result (六步胜: "win in 6", 三步杀, 一步困毙, 守和, 红胜), a material's Chinese name
+/// (its signature, `material`); None for a name English does not have (a composition's
+/// poetic name, 八蛮献宝).
+fn title_part_en(part: &str, material: &str) -> Option<String> {
+    let books = [
+        ("适情雅趣", "Shiqing Yaqu"),
+        ("烂柯神机", "Lanke Shenji"),
+        ("实战杀局", "Mates from games"),
+    ];
+    if let Some((_, en)) = books.iter().find(|(zh, _)| *zh == part) {
+        return Some(en.to_string());
+    }
+    if let Some(n) = part
+        .strip_prefix('第')
+        .and_then(|r| r.strip_suffix('局').or_else(|| r.strip_suffix('题')))
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        return Some(format!("no. {n}"));
+    }
+    for (ending, what) in [
+        ("步胜", "win in"),
+        ("步杀", "mate in"),
+        ("步困毙", "stalemate in"),
+    ] {
+        if let Some(n) = part.strip_suffix(ending).and_then(words::chinese_number) {
+            return Some(format!("{what} {n}"));
+        }
+    }
+    if part.starts_with("红胜") || part.ends_with("(红胜)") {
+        return Some("red wins".to_string());
+    }
+    if part == "守和" {
+        return Some("holding the draw".to_string());
+    }
+    // a material's name: 马兵对士象全, 车对马双士
+    (part.contains('对')
+        && part
+            .chars()
+            .all(|c| "帅仕相马车炮兵将士象卒单双全缺对".contains(c)))
+    .then(|| material.to_string())
+}
+
 /// A puzzle read and checked for form: its position, goal and line parsed.
 #[derive(Clone, Debug)]
 pub struct Puzzle {
@@ -156,6 +203,31 @@ pub struct Puzzle {
 pub const TABLE_BUDGET: u32 = crate::tablebase::value::code::MAX_PLIES;
 
 impl Puzzle {
+    /// Its title in the language: the entry's own in Chinese; in English its `title_en`,
+    /// else the parts of the Chinese title English has words for (the book and number, the
+    /// result, the material as its signature), else the collection and the material.
+    pub fn title(&self, lang: words::Lang) -> String {
+        if lang == words::Lang::Zh {
+            return self.entry.title.clone();
+        }
+        if let Some(t) = &self.entry.title_en {
+            return t.clone();
+        }
+        let material = crate::game::material::Material::of(&self.position).to_string();
+        let parts: Vec<String> = self
+            .entry
+            .title
+            .split([' ', '·'])
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| title_part_en(p, &material))
+            .collect();
+        if parts.is_empty() {
+            return format!("{} · {material}", words::collection(lang, &self.collection));
+        }
+        // (a book and its number read as one: "Shiqing Yaqu no. 77")
+        parts.join(" · ").replace(" · no.", " no.")
+    }
+
     /// The bound on the win in plies: the stipulation; without one, every table win when
     /// the material is within table reach, else the default bound.
     pub fn budget(&self) -> u32 {
@@ -175,6 +247,43 @@ impl Puzzle {
     /// The goal in English: "red to move and win within 3 moves, checking with every move".
     pub fn goal_text(&self) -> String {
         self.goal_words(words::Lang::En)
+    }
+
+    /// Where it comes from, in the language: as written in Chinese; in English the books by
+    /// their English names and numbers, a part English has no words for (a composition's
+    /// poetic name) left out: "Lanke Shenji, no. 1".
+    pub fn source(&self, lang: words::Lang) -> String {
+        let s = &self.entry.source;
+        if lang == words::Lang::Zh {
+            return s.clone();
+        }
+        let s = s
+            .replace("适情雅趣", "Shiqing Yaqu")
+            .replace("烂柯神机", "Lanke Shenji")
+            .replace("李浭551局新版", "Li Geng's new 551-problem edition")
+            .replace("李浭", "Li Geng");
+        let cjk = |t: &str| t.chars().any(|c| ('\u{3000}'..='\u{9fff}').contains(&c));
+        s.split(", ")
+            .filter_map(|part| {
+                if !cjk(part) {
+                    return Some(part.to_string());
+                }
+                // 第77局 …: the number; 1-八蛮献宝-红胜: the number
+                let rest = part.strip_prefix('第').unwrap_or(part);
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                let after = &rest[digits.len()..];
+                let after = after.strip_prefix('局').unwrap_or(after);
+                if digits.is_empty() {
+                    return None;
+                }
+                let n: u32 = digits.parse().ok()?;
+                Some(match after.trim_start() {
+                    tail if tail.starts_with('(') && !cjk(tail) => format!("no. {n} {tail}"),
+                    _ => format!("no. {n}"),
+                })
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The goal as a player reads it, in `lang`: "红先胜（限3步，每步将军（连将杀））".

@@ -446,6 +446,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn chinese_numbers_and_tags_read_as_players_write_them() {
+        for (text, n) in [
+            ("一", 1),
+            ("两", 2),
+            ("十", 10),
+            ("十二", 12),
+            ("二十", 20),
+            ("二十五", 25),
+        ] {
+            assert_eq!(chinese_number(text), Some(n), "{text}");
+        }
+        for text in ["", "十十", "零", "百", "一二"] {
+            assert_eq!(chinese_number(text), None, "{text}");
+        }
+        assert_eq!(tag(Lang::En, "二十五步杀"), "mate in 25");
+        assert_eq!(tag(Lang::En, "一步困毙"), "stalemate in 1");
+        assert_eq!(tag(Lang::En, "车"), "chariot");
+        assert_eq!(tag(Lang::Zh, "车"), "车");
+        assert_eq!(collection(Lang::En, "lanke"), "Lanke Shenji");
+        assert_eq!(collection(Lang::Zh, "mine"), "mine");
+    }
+
+    #[test]
     fn languages_read_and_print() {
         for (text, lang) in [("zh", Lang::Zh), ("EN", Lang::En), ("中文", Lang::Zh)] {
             assert_eq!(text.parse::<Lang>().unwrap(), lang);
@@ -584,4 +607,146 @@ mod tests {
             "black attacks: A5+6"
         );
     }
+}
+
+/// Why a move text was not taken, in the trainer's language: in English the notation's own
+/// words; in Chinese the same reasons, worked out again on the position (`pos`, where the
+/// text was typed).
+pub fn move_error(
+    lang: Lang,
+    pos: &crate::game::position::Position,
+    e: &crate::notation::NotationError,
+) -> String {
+    use crate::notation::Reason as R;
+    if lang == Lang::En {
+        return e.to_string();
+    }
+    let text = &e.text;
+    let us = pos.turn();
+    let why = match &e.reason {
+        R::Unreadable => {
+            "不是着法：可用中文记谱（炮二平五）、WXF（C2.5）或 ICCS（h2e2）".to_string()
+        }
+        R::UnknownPiece(p) => format!("「{p}」不是棋子"),
+        R::NoSuchPiece(_) => match crate::notation::iccs::parse(text.trim()) {
+            Some(m) => format!("{} 上没有棋子", m.from()),
+            None => format!("{}没有这个棋子", side(lang, us)),
+        },
+        R::Illegal(_) => match crate::notation::iccs::parse(text.trim()) {
+            Some(m) => illegal_zh(pos, m),
+            None => "此处不合规则，不能这样走".to_string(),
+        },
+        R::Ambiguous(moves) => format!("有歧义，可能是 {}", moves.join("、")),
+    };
+    format!("「{text}」：{why}")
+}
+
+/// Why the move `m` (its piece standing where it starts) is not legal here, in Chinese.
+fn illegal_zh(pos: &crate::game::position::Position, m: crate::game::moves::Move) -> String {
+    let us = pos.turn();
+    let Some(piece) = pos.piece_at(m.from()) else {
+        return format!("{} 上没有棋子", m.from());
+    };
+    if piece.color != us {
+        return format!(
+            "{} 上是{}的棋子，现在轮到{}走",
+            m.from(),
+            side(Lang::Zh, piece.color),
+            side(Lang::Zh, us)
+        );
+    }
+    let mut pseudo = crate::game::moves::MoveList::new();
+    pos.pseudo_moves(&mut pseudo);
+    if !pseudo.contains(&m) {
+        return format!("{} 上的{}不能走到 {}", m.from(), piece.chinese(), m.to());
+    }
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.generals_facing() {
+        "走后将帅照面（白脸将），不合规则".to_string()
+    } else if pos.is_check() {
+        "没有应将".to_string()
+    } else {
+        "走后己方将帅被将".to_string()
+    }
+}
+
+/// A collection's name (the stem of its file) in the language: 实战杀局, "Mates from
+/// games"; a collection canju does not ship keeps its own name.
+pub fn collection(lang: Lang, name: &str) -> String {
+    let (zh, en) = match name {
+        "endgames" => ("实用残局", "Practical endgames"),
+        "mates" => ("实战杀局", "Mates from games"),
+        "patterns" => ("杀法", "Mating patterns"),
+        "compositions" => ("古谱排局", "Compositions"),
+        "checks" => ("连将杀", "Mates by checks"),
+        "shiqingyaqu" => ("适情雅趣", "Shiqing Yaqu"),
+        "lanke" => ("烂柯神机", "Lanke Shenji"),
+        other => return other.to_string(),
+    };
+    lang.pick(zh, en).to_string()
+}
+
+/// A Chinese numeral of 1 to 99 (五, 十二, 二十五), as titles and tags count.
+pub(crate) fn chinese_number(s: &str) -> Option<u32> {
+    let digit = |c: char| {
+        "一二三四五六七八九"
+            .chars()
+            .position(|d| d == c)
+            .map(|i| i as u32 + 1)
+    };
+    let c: Vec<char> = s.chars().collect();
+    match c.as_slice() {
+        ['两'] => Some(2),
+        [d] if *d != '十' => digit(*d),
+        ['十'] => Some(10),
+        ['十', u] => Some(10 + digit(*u)?),
+        [t, '十'] => Some(10 * digit(*t)?),
+        [t, '十', u] => Some(10 * digit(*t)? + digit(*u)?),
+        _ => None,
+    }
+}
+
+/// A puzzle's tag in the language: in English the pieces, the kinds of mate and the
+/// collections by their English names ("mate in 5", "chariot"); a tag canju has no English
+/// for stays as written.
+pub fn tag(lang: Lang, tag: &str) -> String {
+    if lang == Lang::Zh {
+        return tag.to_string();
+    }
+    for (ending, what) in [("步杀", "mate in"), ("步困毙", "stalemate in")] {
+        if let Some(n) = tag.strip_suffix(ending).and_then(chinese_number) {
+            return format!("{what} {n}");
+        }
+    }
+    let en = match tag {
+        "车" => "chariot",
+        "马" => "horse",
+        "炮" => "cannon",
+        "兵" | "卒" => "soldier",
+        "仕" | "士" => "advisor",
+        "相" | "象" => "elephant",
+        "帅" | "将" => "general",
+        "连将杀" => "mate by checks",
+        "胜法" => "winning method",
+        "守和" => "holding the draw",
+        "防守反击" => "counter-attack",
+        "马后炮" => "horse behind the cannon",
+        "铁门栓" => "iron bolt",
+        "重炮" => "double cannons",
+        "白脸将" => "facing generals",
+        "卧槽马" => "horse at the corner",
+        "马兵对士象全" => "KNPKAABB",
+        "马兵对单缺象" => "KNPKAAB",
+        "车对马双士" => "KRKNAA",
+        "炮仕胜双士" => "KCAKAA",
+        "单马胜单士" => "KNKA",
+        "单车对士象全" => "KRKAABB",
+        "适情雅趣" | "shiqingyaqu" => "Shiqing Yaqu",
+        "烂柯神机" | "lanke" => "Lanke Shenji",
+        "实战杀局" => "Mates from games",
+        "实用残局" => "Practical endgames",
+        other => other,
+    };
+    en.to_string()
 }

@@ -793,10 +793,12 @@ struct HeatQuery {
     claim: Option<String>,
     piece: Option<String>,
     side: Option<String>,
+    lang: Option<String>,
 }
 
-/// `GET /api/theory/heatmap.svg?claim=…&piece=P&side=black`: the heatmap of `canju theory
-/// --heatmap`, over tables already built.
+/// `GET /api/theory/heatmap.svg?claim=…&piece=P&side=black&lang=en`: the heatmap of `canju
+/// theory --heatmap`, over tables already built; its title and legend in Chinese, in
+/// English with `lang=en`, both with `lang=both`.
 async fn heatmap_svg(
     State(state): State<Shared>,
     q: Result<Query<HeatQuery>, QueryRejection>,
@@ -815,6 +817,12 @@ async fn heatmap_svg(
         Some("black") => canju::Color::Black,
         Some(o) => return Err(ApiError::bad(format!("side '{o}': red or black"))),
     };
+    let words = match q.lang.as_deref() {
+        None | Some("zh") => theory::Words::Chinese,
+        Some("en") => theory::Words::English,
+        Some("both") => theory::Words::Both,
+        Some(o) => return Err(ApiError::bad(format!("lang '{o}': zh, en or both"))),
+    };
     missing_tables(&state, &claim)?;
     let st = state.clone();
     let report = run_heavy(&state, Duration::from_secs(THEORY_SECONDS), move |stop| {
@@ -831,7 +839,7 @@ async fn heatmap_svg(
         .heat
         .as_ref()
         .ok_or_else(|| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "no heatmap".into()))?;
-    Ok(svg_response(theory::heatmap_svg(&report, heat)))
+    Ok(svg_response(theory::heatmap_svg(&report, heat, words)))
 }
 
 /// A 409 naming the `canju gen` command when a claim's tables are not all built.

@@ -100,6 +100,15 @@ impl Rules {
         }
     }
 
+    /// The rule set in English words alone, for a player (the trainer's English).
+    pub fn describe_en(self) -> &'static str {
+        match self {
+            Rules::None => "no limit: endless play is a draw",
+            Rules::CheckOnly => "check-only: perpetual check loses",
+            Rules::Asian => "asian: perpetual attack (check, threat of mate or chase) loses",
+        }
+    }
+
     /// The rule set in Chinese, for a player.
     pub fn describe_zh(self) -> &'static str {
         match self {

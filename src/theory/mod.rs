@@ -1169,29 +1169,50 @@ impl fmt::Display for Lore {
     }
 }
 
-/// The heatmap's picture, titled with the material, the piece and the side to move.
-pub fn heatmap_svg(r: &Report, h: &Heat) -> String {
+/// The languages of a heatmap's title and legend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Words {
+    /// Chinese and English side by side (a file for any reader).
+    Both,
+    /// Chinese alone (the page in Chinese).
+    Chinese,
+    /// English alone (the page in English).
+    English,
+}
+
+/// The heatmap's picture, titled with the material, the piece and the side to move, its
+/// title and legend in `words`.
+pub fn heatmap_svg(r: &Report, h: &Heat, words: Words) -> String {
     let piece = crate::Piece {
         color: Color::Red,
         kind: h.kind,
     };
-    let mover = match h.side_to_move {
-        Color::Red => "攻方先走 red to move",
-        Color::Black => "守方先走 black to move",
+    let (mover_zh, mover_en) = match h.side_to_move {
+        Color::Red => ("攻方先走", "red to move"),
+        Color::Black => ("守方先走", "black to move"),
+    };
+    let name = h.kind.name();
+    let zh_title = format!("{} · {} · {mover_zh}", r.material_chinese, piece.chinese());
+    let en_title = format!("{} · {name} · {mover_en}", r.material);
+    let zh_caption = format!("红方胜的比例（%）：红方的{}在该点时", piece.chinese());
+    let en_caption = format!("share of positions won by red with its {name} on the point");
+    let (title, caption) = match words {
+        Words::Both => (
+            format!(
+                "{} {} · {} {name} · {mover_zh} {mover_en}",
+                r.material_chinese,
+                r.material,
+                piece.chinese()
+            ),
+            format!("红方胜的比例 % — {en_caption}"),
+        ),
+        Words::Chinese => (zh_title, zh_caption),
+        Words::English => (en_title, en_caption),
     };
     crate::render::svg::heatmap(&crate::render::svg::Heatmap {
         shares: Square::all().map(|s| h.share(s)).collect(),
-        title: format!(
-            "{} {} · {} {} · {mover}",
-            r.material_chinese,
-            r.material,
-            piece.chinese(),
-            h.kind.name()
-        ),
-        caption: format!(
-            "红方胜的比例 % — share of positions won by red with its {} on the point",
-            h.kind.name()
-        ),
+        title,
+        caption,
         flip: false,
     })
 }

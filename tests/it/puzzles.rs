@@ -1138,3 +1138,114 @@ fn help_is_recorded_when_shown_and_replays_are_practice() {
     assert_eq!(after["player"], after_help["player"]);
     assert_eq!(r["review"], after_help["puzzles"]["pattern-001"]["review"]);
 }
+
+/// Whether a text holds a Chinese character (or full-width punctuation).
+fn has_chinese(s: &str) -> bool {
+    s.chars()
+        .any(|c| ('\u{3000}'..='\u{9fff}').contains(&c) || ('\u{ff00}'..='\u{ffef}').contains(&c))
+}
+
+#[test]
+fn list_show_and_the_trainer_speak_one_language() {
+    let dir = TempDir::new("one-language");
+    // English: every puzzle's line in the list, and whole puzzles shown, with no Chinese
+    let o = canju_with_input(&["puzzle", "list", "--lang", "en"], "", &dir.0);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.lines().count() > 500, "{text}");
+    for line in text.lines() {
+        assert!(!has_chinese(line), "Chinese in the English list: {line}");
+    }
+    for id in [
+        "pattern-002",
+        "shiqingyaqu-077",
+        "lanke-001",
+        "endgame-002",
+        "mate-001",
+        "compositions-001",
+        "checks-001",
+    ] {
+        let o = canju_with_input(&["puzzle", "show", id, "--lang", "en"], "", &dir.0);
+        assert!(o.status.success());
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(!has_chinese(&text), "Chinese in the English {id}:\n{text}");
+        assert!(text.contains(&format!("{id} · ")), "{text}");
+    }
+    let o = canju_with_input(
+        &["puzzle", "show", "pattern-002", "--lang", "en"],
+        "",
+        &dir.0,
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("pattern-002 · Horse behind the cannon (Mating patterns)")
+    );
+    // Chinese: the same in Chinese, labels and summary included
+    let o = canju_with_input(
+        &["puzzle", "show", "pattern-002", "--lang", "zh"],
+        "",
+        &dir.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    for want in [
+        "红方走棋",
+        "pattern-002 · 马后炮（杀法）",
+        "目标：红先胜",
+        "出处：",
+        "标签：马后炮 三步杀 马 炮  难度：2",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    for word in ["goal", "source", "tags", "red to move"] {
+        assert!(!text.contains(word), "{word} in the Chinese show:\n{text}");
+    }
+    let o = canju_with_input(
+        &["puzzle", "list", "--tag", "马后炮", "--lang", "zh"],
+        "",
+        &dir.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("红先胜 限3步  马后炮"), "{text}");
+    assert!(
+        text.contains("共1题：独立解出0，借助提示0，未解出0，待复习0"),
+        "{text}"
+    );
+    // the trainer: moves it cannot take are refused in the player's language
+    let script = "e0e5\nxyz\n马九进一\ne9e8\nquit\n";
+    let o = canju_with_input(
+        &["puzzle", "play", "pattern-002", "--lang", "zh"],
+        script,
+        &dir.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    for want in [
+        "「e0e5」：e0 上的帅不能走到 e5",
+        "「xyz」：不是着法",
+        "「马九进一」：红方没有这个棋子",
+        "「e9e8」：e9 上没有棋子",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    for word in ["illegal", "not a move", "has no", "red to move"] {
+        assert!(
+            !text.contains(word),
+            "{word} in the Chinese trainer:\n{text}"
+        );
+    }
+    let o = canju_with_input(
+        &["puzzle", "play", "pattern-002", "--lang", "en"],
+        script,
+        &dir.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.contains("pattern-002 · Horse behind the cannon"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rules: asian: perpetual attack (check, threat of mate or chase) loses"),
+        "{text}"
+    );
+    assert!(text.contains("'e0e5': illegal here"), "{text}");
+    // (the board in letters, with its coordinates: no Chinese label)
+    assert!(text.contains("  a b c d e f g h i"), "{text}");
+}

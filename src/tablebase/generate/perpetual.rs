@@ -1655,12 +1655,17 @@ impl Retrograde<'_> {
     /// uncounted (a capture may escape, but none of them is lost).
     fn count_rest(&self, l: Color) {
         let pick = |c: u8| c == TO_COUNT || c == FREE;
-        self.fold_cells(l, pick, || (), |s, i, _| {
-            let c = self
-                .open_moves(s, i, !l, false, false)
-                .map_or(NEVER, |o| o.count);
-            self.values[l.index()][i as usize].store(c, Relaxed);
-        });
+        self.fold_cells(
+            l,
+            pick,
+            || (),
+            |s, i, _| {
+                let c = self
+                    .open_moves(s, i, !l, false, false)
+                    .map_or(NEVER, |o| o.count);
+                self.values[l.index()][i as usize].store(c, Relaxed);
+            },
+        );
     }
 
     /// Looks again at the positions one of whose moves that do not check newly lost: a
