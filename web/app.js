@@ -70,6 +70,8 @@ const WORDS = {
     'turn.you': (side) => `轮到你走（${side}）`,
     'turn.thinking': (side) => `${side}思考中…`,
     'turn.solved': '解出！',
+    'turn.finished': '走完：悔棋前有错着，记为未解出',
+    'finished.after.mistake': (s) => said(s).replace('解出！', '走完（悔棋前有错着，此题记为未解出）：'),
     'turn.wrong': '错着：悔棋再试，或看答案',
     'turn.over': '对局结束',
     'turn.solution': '答案已显示',
@@ -185,6 +187,8 @@ const WORDS = {
     'turn.you': (side) => `Your move (${side})`,
     'turn.thinking': (side) => `${side[0].toUpperCase()}${side.slice(1)} is thinking…`,
     'turn.solved': 'Solved!',
+    'turn.finished': 'Finished after a mistake: counted as failed',
+    'finished.after.mistake': (s) => said(s).replace('solved: ', 'finished after a mistake taken back (the puzzle counts as failed): '),
     'turn.wrong': 'A mistake: undo and try again, or see the solution',
     'turn.over': 'The game is over',
     'turn.solution': 'The solution is shown',
@@ -312,7 +316,7 @@ const enc = encodeURIComponent;
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const boardUrl = (fen, { arrows = [], marks = [], last = null, flip = false } = {}) =>
-  `/api/board.svg?fen=${enc(fen)}&arrow=${arrows.join(',')}&mark=${marks.join(',')}${last ? `&last=${last}` : ''}${flip ? '&flip=true' : ''}`;
+  `/api/board.svg?fen=${enc(fen)}&arrow=${arrows.join(',')}&mark=${marks.join(',')}${last ? `&last=${last}` : ''}${flip ? '&flip=true' : ''}${LANG === 'en' ? '&lang=en' : ''}`;
 
 // ---------------------------------------------------------------- the board
 
@@ -742,7 +746,9 @@ function renderTurn() {
   const p = P.current;
   let cls = '';
   let text = '';
-  if (P.solved) {
+  if (P.solved && P.failed) {
+    text = t('turn.finished');
+  } else if (P.solved) {
     text = t('turn.solved');
     cls = 'done';
   } else if (P.wrongAt != null) {
@@ -889,7 +895,9 @@ puzzleBoard.onMove = async (mv) => {
     if (res.ending) {
       P.done = true;
       P.solved = res.solved;
-      addFeedback({ cls: res.solved ? 'solved' : 'mistake', said: res.ending_said });
+      // a goal reached after a mistake taken back counts as failed: said so, as recorded
+      if (res.solved && P.failed) addFeedback({ cls: 'mistake', key: 'finished.after.mistake', args: [res.ending_said] });
+      else addFeedback({ cls: res.solved ? 'solved' : 'mistake', said: res.ending_said });
     }
     P.busy = false;
     await showPuzzle();
@@ -1404,6 +1412,9 @@ $('#lang').addEventListener('click', () => {
     // (not kept: this page only)
   }
   applyLang();
+  // the boards again, their file numbers in the language
+  if (P.current && !P.busy) showPuzzle();
+  if (E.loaded && E.info) exBoard.show(E.fen, { last: E.last, flip: E.flip, attacks: true });
 });
 
 // ---------------------------------------------------------------- start

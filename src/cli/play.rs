@@ -166,7 +166,8 @@ pub fn play(
                 if !matches!(end, Ending::DrawHolds) {
                     draw_board(&a, player, lang);
                 }
-                outln!("{}", words::ending(lang, end));
+                let clean = !matches!(a.status(), Status::Solved { clean: false });
+                outln!("{}", words::finished(lang, end, clean));
             }
             // no defence and no end: the judge found no reply
             None if r.defence.is_none() => return Ok(Outcome::Quit),

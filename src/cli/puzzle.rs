@@ -555,7 +555,10 @@ pub fn check(
     } else {
         Err(CliError {
             code: 1,
-            message: if j.failed {
+            message: if let Some(said) = j.ending_said.as_ref().filter(|_| j.failed) {
+                // (a draw by repetition: the game's end says why)
+                format!("{}: {}", p.entry.id, said.en)
+            } else if j.failed {
                 format!(
                     "{}: {} loses the goal{}",
                     p.entry.id,

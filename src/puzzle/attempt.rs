@@ -10,7 +10,7 @@ use crate::game::position::Position;
 use crate::game::square::Square;
 use crate::notation;
 
-use super::{Feedback, Judge, Puzzle, PuzzleError};
+use super::{Feedback, Goal, Judge, Puzzle, PuzzleError};
 
 /// Where an attempt stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +73,49 @@ pub enum Ending {
     /// The same under the whole 长打 rule (`asian`): each would repeat a position while it
     /// checks, threatens mate or chases on every move (长打作负, a loss).
     PerpetualAttack(Color),
+    /// A position came for the third time, neither side forced by the rule to deviate:
+    /// a draw by repetition (不变作和), so a win goal is not reached.
+    Repetition,
+}
+
+/// How many times a position comes before the game ends by repetition (a draw, 不变作和).
+pub const REPETITION_ENDS: usize = 3;
+
+/// The positions of a game so far (their keys, the puzzle's position first), for telling a
+/// repetition: a position that comes again with the same side to move.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Seen(Vec<u64>);
+
+impl Seen {
+    /// A game from `start`.
+    pub(crate) fn new(start: &Position) -> Seen {
+        Seen(vec![start.key()])
+    }
+
+    /// How many times `pos` came before.
+    pub(crate) fn before(&self, pos: &Position) -> usize {
+        self.0.iter().filter(|&&k| k == pos.key()).count()
+    }
+
+    /// `pos` comes now.
+    pub(crate) fn push(&mut self, pos: &Position) {
+        self.0.push(pos.key());
+    }
+
+    /// Back to the first `plies` moves.
+    pub(crate) fn truncate(&mut self, plies: usize) {
+        self.0.truncate(plies + 1);
+    }
+}
+
+/// A move of the player's that keeps the goal but brings back a position seen `before`
+/// times: for a win goal the win made no progress, so it is no longer best (a draw goal's
+/// repetition is the draw held).
+pub(crate) fn judge_repetition(f: Feedback, goal: Goal, before: usize) -> Feedback {
+    match f {
+        Feedback::Best if goal.win && before > 0 => Feedback::Good { slower: 0 },
+        f => f,
+    }
 }
 
 impl Ending {
@@ -96,6 +139,7 @@ impl Ending {
             Ending::DefenceWins(_) => "defence-won",
             Ending::PerpetualCheck(_) => "perpetual-check",
             Ending::PerpetualAttack(_) => "perpetual-attack",
+            Ending::Repetition => "repetition",
         }
     }
 }
@@ -116,6 +160,9 @@ pub struct Played {
     pub refutation: Option<super::Named>,
     /// canju's defence that followed, when the attempt goes on.
     pub defence: Option<super::Named>,
+    /// How many times the position the move made came before in the game (a repetition:
+    /// no progress, never best in a win).
+    pub repeats: usize,
     /// The attempt ended with this move (or with the defence that followed it).
     pub ending: Option<Ending>,
 }
@@ -151,6 +198,8 @@ pub struct Attempt<'p, 'j> {
     /// Every move played so far, both sides', which the judge follows (the
     /// perpetual-check rule counts the game's repetitions).
     moves: Vec<Move>,
+    /// The game's positions, for its repetitions.
+    seen: Seen,
     pos: Position,
     left: u32,
     hints: u32,
@@ -179,6 +228,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
             judge,
             history: Vec::new(),
             moves: Vec::new(),
+            seen: Seen::new(&puzzle.position),
             pos: puzzle.position.clone(),
             left: puzzle.budget(),
             hints: 0,
@@ -243,6 +293,9 @@ impl<'p, 'j> Attempt<'p, 'j> {
         let named = super::Named::of(&self.pos, m);
         self.pos.play_unchecked(m);
         self.moves.push(m);
+        let repeats = self.seen.before(&self.pos);
+        let f = judge_repetition(f, goal, repeats);
+        self.seen.push(&self.pos);
         judge.follow(&self.puzzle.position, &self.moves);
         self.left = self.left.saturating_sub(1);
         self.played += 1;
@@ -255,6 +308,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
             refutation: None,
             defence: None,
             ending: None,
+            repeats,
         };
         if f == Feedback::Mistake {
             self.mistaken = true;
@@ -276,6 +330,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
         out.defence = Some(super::Named::of(&self.pos, d));
         self.pos.play_unchecked(d);
         self.moves.push(d);
+        self.seen.push(&self.pos);
         judge.follow(&self.puzzle.position, &self.moves);
         self.left = self.left.saturating_sub(1);
         self.played += 1;
@@ -291,6 +346,20 @@ impl<'p, 'j> Attempt<'p, 'j> {
     /// The goal reached after a move: the side to move has no move, or a draw held long
     /// enough.
     fn reached(&mut self) -> Option<Ending> {
+        // the third time a position comes, the game is drawn (不变作和): a win goal is
+        // not reached, a draw goal is held
+        if self.seen.before(&self.pos) >= REPETITION_ENDS {
+            let end = if self.puzzle.goal.win {
+                self.status = Status::Failed;
+                Ending::Repetition
+            } else {
+                self.status = Status::Solved {
+                    clean: !self.mistaken,
+                };
+                Ending::DrawHolds
+            };
+            return Some(end);
+        }
         let end = if self.pos.legal_moves().is_empty() {
             if self.pos.is_check() {
                 Ending::Checkmated(self.pos.turn())
@@ -323,6 +392,7 @@ impl<'p, 'j> Attempt<'p, 'j> {
         self.played = self.played.saturating_sub(plies);
         self.moves
             .truncate(self.moves.len().saturating_sub(plies as usize));
+        self.seen.truncate(self.moves.len());
         self.pos = before;
         self.left = budget;
         self.hints = 0;

@@ -8,7 +8,9 @@ use crate::game::moves::Move;
 use crate::game::position::Position;
 use crate::notation::{self, Notation, Style};
 
-use super::attempt::{AttemptError, Ending, Hint, Played, file_word};
+use super::attempt::{
+    AttemptError, Ending, Hint, Played, REPETITION_ENDS, Seen, file_word, judge_repetition,
+};
 use super::words::{self, Lang};
 use super::{Feedback, Judge, Named, Puzzle};
 
@@ -66,9 +68,17 @@ pub struct CheckedMove {
     pub now_plies: Option<u32>,
     /// Plies of the puzzle's budget left before the move.
     pub plies_left: u32,
+    /// For the player's move: how many times the position it made came before (a
+    /// repetition, never best in a win); left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeats: usize,
     /// The judgement in a player's words (the player's moves), or the reply labelled by
     /// its role (the defender's): what the terminal trainer prints for it.
     pub said: Said,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A puzzle's line judged against perfect play.
@@ -116,6 +126,9 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
     let fail = AttemptError::Puzzle;
     // the moves played, which the judge follows (the perpetual-check rule counts the game)
     let mut line: Vec<Move> = Vec::new();
+    // the game's positions: the third time one comes, the game is drawn
+    let mut seen = Seen::new(&pos);
+    let mut repetition = false;
     while let Some(t) = given.next() {
         // the player's move
         let m = notation::parse_move(&pos, t).map_err(AttemptError::Move)?;
@@ -124,6 +137,9 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             judge.assess(&pos, m, p.goal, left).map_err(fail)?;
         let mut child = pos.clone();
         child.play_unchecked(m);
+        let repeats = seen.before(&child);
+        let f = judge_repetition(f, p.goal, repeats);
+        seen.push(&child);
         let (reason, refuted) = if f == Feedback::Mistake {
             let after = left.saturating_sub(1);
             let reason = judge.rule_reason(&child, p.goal, after).map_err(fail)?;
@@ -142,6 +158,7 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             refutation: refuted.map(|r| Named::of(&child, r)),
             defence: None,
             ending: None,
+            repeats,
         };
         out.push(CheckedMove {
             mv: played.mv.chinese.clone(),
@@ -158,6 +175,7 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             now: Some(now.name()),
             now_plies: now.plies(),
             plies_left: left,
+            repeats,
             said: Said::both(|lang| words::judgement(lang, p.goal, &played)),
         });
         pos = child;
@@ -167,6 +185,10 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
         if f == Feedback::Mistake {
             refutation = refuted.map(|r| (pos.clone(), r));
             failed = true;
+            break;
+        }
+        if seen.before(&pos) >= REPETITION_ENDS {
+            repetition = true;
             break;
         }
         if pos.legal_moves().is_empty() || judge.allowed_moves(&pos).is_empty() {
@@ -202,25 +224,35 @@ pub fn check_line(p: &Puzzle, judge: &Judge, moves: &[String]) -> Result<LineChe
             now: None,
             now_plies: None,
             plies_left: left,
+            repeats: 0,
         });
         pos.play_unchecked(d);
         line.push(d);
+        seen.push(&pos);
         left = left.saturating_sub(1);
+        if seen.before(&pos) >= REPETITION_ENDS {
+            repetition = true;
+            break;
+        }
     }
     judge.follow(&p.position, &line);
     // (the defender left with moves the rule forbids alone has lost: 长将作负)
     let by_rule = pos.turn() != player
         && !pos.legal_moves().is_empty()
         && judge.allowed_moves(&pos).is_empty();
+    // a draw by repetition: a win not reached, a draw held
+    let failed = failed || repetition && p.goal.win;
     let solved = !failed
-        && if p.goal.win {
-            (pos.legal_moves().is_empty() || by_rule) && pos.turn() != player
-        } else {
-            // every ply played, the player's and the defence's, against the draw's length
-            out.len() as u32 >= p.draw_plies()
-        };
+        && (repetition && !p.goal.win
+            || if p.goal.win {
+                (pos.legal_moves().is_empty() || by_rule) && pos.turn() != player
+            } else {
+                // every ply played, the player's and the defence's, against the draw's length
+                out.len() as u32 >= p.draw_plies()
+            });
     let no_move = pos.legal_moves().is_empty();
     let ending = match () {
+        _ if repetition && p.goal.win => Some(Ending::Repetition),
         _ if failed => None,
         _ if no_move && pos.turn() == player => Some(Ending::DefenceWins(player)),
         _ if solved && no_move && pos.is_check() => Some(Ending::Checkmated(pos.turn())),

@@ -207,6 +207,36 @@ fn loss_of_goal(lang: Lang, win_goal: bool, now: Outlook) -> String {
 /// still wins, 2 moves slower than the best".
 pub fn judgement(lang: Lang, goal: Goal, p: &Played) -> String {
     let m = p.mv.text(lang);
+    // a position brought back in a win: no progress, whatever the distance
+    if goal.win && p.repeats > 0 && p.feedback != Feedback::Mistake {
+        let times = p.repeats + 1;
+        let more = match p.now {
+            Outlook::Win(k) if k > 0 => Some(k / 2),
+            _ => None,
+        };
+        return match (lang, more) {
+            (Lang::Zh, Some(k)) => format!(
+                "{m}：重复局面（第{times}次出现），胜势没有进展：仍是{}杀；同一局面第{}次出现即判和",
+                moves(lang, k),
+                super::attempt::REPETITION_ENDS
+            ),
+            (Lang::Zh, None) => format!(
+                "{m}：重复局面（第{times}次出现），胜势没有进展；同一局面第{}次出现即判和",
+                super::attempt::REPETITION_ENDS
+            ),
+            (Lang::En, Some(k)) => format!(
+                "{m}: repeats a position (its {} time), no progress: still mate in {}; the {} time a position comes, the game is drawn",
+                ordinal(times),
+                moves(lang, k),
+                ordinal(super::attempt::REPETITION_ENDS)
+            ),
+            (Lang::En, None) => format!(
+                "{m}: repeats a position (its {} time), no progress; the {} time a position comes, the game is drawn",
+                ordinal(times),
+                ordinal(super::attempt::REPETITION_ENDS)
+            ),
+        };
+    }
     match p.feedback {
         Feedback::Best => {
             let more = match p.now {
@@ -287,6 +317,10 @@ pub fn ending(lang: Lang, e: Ending) -> String {
             "solved: stalemate: {} is not in check but has no move, which loses",
             side(lang, c)
         ),
+        (Lang::Zh, Ending::Repetition) => {
+            "失败：同一局面第三次出现，双方均非长打，按棋规不变作和，未能取胜".to_string()
+        }
+        (Lang::En, Ending::Repetition) => "failed: the same position came a third time with neither side attacking perpetually: a draw by repetition, the win not reached".to_string(),
         (Lang::Zh, Ending::DrawHolds) => "解出！和棋守住了".to_string(),
         (Lang::En, Ending::DrawHolds) => "solved: the draw holds".to_string(),
         (Lang::Zh, Ending::DefenceWins(c)) => format!("失败：{}已无着可走", side(lang, c)),
@@ -441,172 +475,32 @@ pub fn rating_change(change: i32) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chinese_numbers_and_tags_read_as_players_write_them() {
-        for (text, n) in [
-            ("一", 1),
-            ("两", 2),
-            ("十", 10),
-            ("十二", 12),
-            ("二十", 20),
-            ("二十五", 25),
-        ] {
-            assert_eq!(chinese_number(text), Some(n), "{text}");
-        }
-        for text in ["", "十十", "零", "百", "一二"] {
-            assert_eq!(chinese_number(text), None, "{text}");
-        }
-        assert_eq!(tag(Lang::En, "二十五步杀"), "mate in 25");
-        assert_eq!(tag(Lang::En, "一步困毙"), "stalemate in 1");
-        assert_eq!(tag(Lang::En, "车"), "chariot");
-        assert_eq!(tag(Lang::Zh, "车"), "车");
-        assert_eq!(collection(Lang::En, "lanke"), "Lanke Shenji");
-        assert_eq!(collection(Lang::Zh, "mine"), "mine");
+/// How an attempt ended, as the record counts it: [`ending`], except that a goal reached
+/// after a mistake taken back (not `clean`) is no "solved": the puzzle counts as failed.
+pub fn finished(lang: Lang, e: Ending, clean: bool) -> String {
+    let s = ending(lang, e);
+    if clean {
+        return s;
     }
-
-    #[test]
-    fn languages_read_and_print() {
-        for (text, lang) in [("zh", Lang::Zh), ("EN", Lang::En), ("中文", Lang::Zh)] {
-            assert_eq!(text.parse::<Lang>().unwrap(), lang);
-        }
-        assert_eq!(Lang::En.to_string().parse::<Lang>().unwrap(), Lang::En);
-        let e = "fr".parse::<Lang>().unwrap_err();
-        assert!(e.to_string().contains("expected zh"), "{e}");
+    match lang {
+        Lang::Zh => s.replacen("解出！", "走完（悔棋前有错着，此题记为未解出）：", 1),
+        Lang::En => s.replacen(
+            "solved: ",
+            "finished after a mistake taken back (the puzzle counts as failed): ",
+            1,
+        ),
     }
+}
 
-    #[test]
-    fn moves_are_counted_as_players_count_them() {
-        assert_eq!(moves_of_plies(1), 1);
-        assert_eq!(moves_of_plies(5), 3);
-        assert_eq!(moves_of_plies(6), 3);
-        assert_eq!(moves(Lang::En, 1), "1 move");
-        assert_eq!(moves(Lang::Zh, 12), "12步");
-        let g: Goal = "红先胜".parse().unwrap();
-        assert_eq!(goal(Lang::Zh, g, Some(3), false, false), "红先胜（限3步）");
-        assert_eq!(
-            goal(Lang::En, g, Some(1), true, false),
-            "red to move and win within 1 move, checking with every move"
-        );
-    }
-
-    #[test]
-    fn a_mistake_says_what_was_lost() {
-        let g: Goal = "红先胜".parse().unwrap();
-        let played = |now| Played {
-            mv: Named {
-                chinese: "车二进六".into(),
-                wxf: "R2+6".into(),
-            },
-            feedback: Feedback::Mistake,
-            now,
-            reason: None,
-            refutation: Some(Named {
-                chinese: "将５平４".into(),
-                wxf: "K5.4".into(),
-            }),
-            defence: None,
-            ending: None,
-        };
-        let t = judgement(Lang::En, g, &played(Outlook::Draw));
-        assert!(
-            t.contains("the win is gone: now a draw (with best play)"),
-            "{t}"
-        );
-        let t = judgement(Lang::En, g, &played(Outlook::Loss(45)));
-        assert!(t.contains("now it loses: mated in 23 moves"), "{t}");
-        let t = judgement(Lang::Zh, g, &played(Outlook::Loss(45)));
-        assert!(t.contains("胜势已失，反而要输：对方23步杀"), "{t}");
-        assert!(!t.contains("plies"));
-        // a loss by rule, in words true of both rule sets that judge repetitions (the
-        // reason that follows names the rule)
-        let t = judgement(Lang::Zh, g, &played(Outlook::RuleLoss(2)));
-        assert!(t.contains("胜势已失，反而要输：按棋例判负"), "{t}");
-        let t = judgement(Lang::En, g, &played(Outlook::RuleLoss(2)));
-        assert!(
-            t.contains("the win is gone: now it loses by the repetition rule"),
-            "{t}"
-        );
-        let slow = Played {
-            feedback: Feedback::Good { slower: 2 },
-            ..played(Outlook::Win(20))
-        };
-        assert!(judgement(Lang::En, g, &slow).contains("still wins, 2 moves slower"));
-        // still a win, beyond the stipulated moves; no win proven within them; a win by
-        // the rule alone: never "the win is gone"
-        let t = judgement(Lang::En, g, &played(Outlook::Win(4)));
-        assert!(
-            t.contains("mistake: still wins, but not within the moves left: mate in 2 moves now"),
-            "{t}"
-        );
-        let t = judgement(Lang::Zh, g, &played(Outlook::Win(4)));
-        assert!(
-            t.contains("错着，仍能取胜，但已超出限定步数：现在还要2步杀"),
-            "{t}"
-        );
-        for now in [Outlook::Win(4), Outlook::NoWin, Outlook::RuleWin(1)] {
-            for lang in [Lang::En, Lang::Zh] {
-                let t = judgement(lang, g, &played(now));
-                assert!(!t.contains("win is gone") && !t.contains("胜势已失"), "{t}");
-            }
-        }
-    }
-
-    /// One language a line: English lines name moves in WXF and hold no Chinese character;
-    /// Chinese lines name them in Chinese notation, red's files 一..九, black's １..９.
-    #[test]
-    fn each_line_keeps_to_its_language() {
-        let pos: crate::Position = "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w".parse().unwrap();
-        let m = crate::notation::parse_move(&pos, "e0e1").unwrap();
-        let general = Named::of(&pos, m);
-        assert_eq!(
-            (general.chinese.as_str(), general.wxf.as_str()),
-            ("帅五进一", "K5+1")
-        );
-        let mut after = pos.clone();
-        after.play_unchecked(m);
-        let r = crate::notation::parse_move(&after, "e8f7").unwrap();
-        let advisor = Named::of(&after, r);
-        assert_eq!(
-            (advisor.chinese.as_str(), advisor.wxf.as_str()),
-            ("士５进６", "A5+6")
-        );
-        let g: Goal = "红先胜".parse().unwrap();
-        let best = Played {
-            mv: general,
-            feedback: Feedback::Best,
-            now: Outlook::Win(4),
-            reason: None,
-            refutation: None,
-            defence: Some(advisor.clone()),
-            ending: None,
-        };
-        let han = |t: &str| t.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
-        let english = [
-            judgement(Lang::En, g, &best),
-            reply(Lang::En, g, Color::Black, &advisor),
-            solution(Lang::En, &[best.mv.clone(), advisor.clone()]),
-            hint(Lang::En, &Hint::Move(best.mv.clone())),
-        ];
-        assert_eq!(english[0], "K5+1: best: mate in 2 moves more");
-        assert_eq!(english[1], "black defends: A5+6");
-        for t in &english {
-            assert!(!han(t), "a Chinese character in an English line: {t}");
-        }
-        assert_eq!(judgement(Lang::Zh, g, &best), "帅五进一：最佳，还有2步杀");
-        assert_eq!(
-            reply(Lang::Zh, g, Color::Black, &advisor),
-            "黑方应着：士５进６"
-        );
-        let draw: Goal = "红先和".parse().unwrap();
-        assert_eq!(
-            reply(Lang::En, draw, Color::Black, &advisor),
-            "black attacks: A5+6"
-        );
-    }
+/// "2nd", "3rd", "4th".
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, x) if x != 11 => "st",
+        (2, x) if x != 12 => "nd",
+        (3, x) if x != 13 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// Why a move text was not taken, in the trainer's language: in English the notation's own
@@ -749,4 +643,174 @@ pub fn tag(lang: Lang, tag: &str) -> String {
         other => other,
     };
     en.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chinese_numbers_and_tags_read_as_players_write_them() {
+        for (text, n) in [
+            ("一", 1),
+            ("两", 2),
+            ("十", 10),
+            ("十二", 12),
+            ("二十", 20),
+            ("二十五", 25),
+        ] {
+            assert_eq!(chinese_number(text), Some(n), "{text}");
+        }
+        for text in ["", "十十", "零", "百", "一二"] {
+            assert_eq!(chinese_number(text), None, "{text}");
+        }
+        assert_eq!(tag(Lang::En, "二十五步杀"), "mate in 25");
+        assert_eq!(tag(Lang::En, "一步困毙"), "stalemate in 1");
+        assert_eq!(tag(Lang::En, "车"), "chariot");
+        assert_eq!(tag(Lang::Zh, "车"), "车");
+        assert_eq!(collection(Lang::En, "lanke"), "Lanke Shenji");
+        assert_eq!(collection(Lang::Zh, "mine"), "mine");
+    }
+
+    #[test]
+    fn languages_read_and_print() {
+        for (text, lang) in [("zh", Lang::Zh), ("EN", Lang::En), ("中文", Lang::Zh)] {
+            assert_eq!(text.parse::<Lang>().unwrap(), lang);
+        }
+        assert_eq!(Lang::En.to_string().parse::<Lang>().unwrap(), Lang::En);
+        let e = "fr".parse::<Lang>().unwrap_err();
+        assert!(e.to_string().contains("expected zh"), "{e}");
+    }
+
+    #[test]
+    fn moves_are_counted_as_players_count_them() {
+        assert_eq!(moves_of_plies(1), 1);
+        assert_eq!(moves_of_plies(5), 3);
+        assert_eq!(moves_of_plies(6), 3);
+        assert_eq!(moves(Lang::En, 1), "1 move");
+        assert_eq!(moves(Lang::Zh, 12), "12步");
+        let g: Goal = "红先胜".parse().unwrap();
+        assert_eq!(goal(Lang::Zh, g, Some(3), false, false), "红先胜（限3步）");
+        assert_eq!(
+            goal(Lang::En, g, Some(1), true, false),
+            "red to move and win within 1 move, checking with every move"
+        );
+    }
+
+    #[test]
+    fn a_mistake_says_what_was_lost() {
+        let g: Goal = "红先胜".parse().unwrap();
+        let played = |now| Played {
+            mv: Named {
+                chinese: "车二进六".into(),
+                wxf: "R2+6".into(),
+            },
+            feedback: Feedback::Mistake,
+            now,
+            reason: None,
+            refutation: Some(Named {
+                chinese: "将５平４".into(),
+                wxf: "K5.4".into(),
+            }),
+            defence: None,
+            ending: None,
+            repeats: 0,
+        };
+        let t = judgement(Lang::En, g, &played(Outlook::Draw));
+        assert!(
+            t.contains("the win is gone: now a draw (with best play)"),
+            "{t}"
+        );
+        let t = judgement(Lang::En, g, &played(Outlook::Loss(45)));
+        assert!(t.contains("now it loses: mated in 23 moves"), "{t}");
+        let t = judgement(Lang::Zh, g, &played(Outlook::Loss(45)));
+        assert!(t.contains("胜势已失，反而要输：对方23步杀"), "{t}");
+        assert!(!t.contains("plies"));
+        // a loss by rule, in words true of both rule sets that judge repetitions (the
+        // reason that follows names the rule)
+        let t = judgement(Lang::Zh, g, &played(Outlook::RuleLoss(2)));
+        assert!(t.contains("胜势已失，反而要输：按棋例判负"), "{t}");
+        let t = judgement(Lang::En, g, &played(Outlook::RuleLoss(2)));
+        assert!(
+            t.contains("the win is gone: now it loses by the repetition rule"),
+            "{t}"
+        );
+        let slow = Played {
+            feedback: Feedback::Good { slower: 2 },
+            ..played(Outlook::Win(20))
+        };
+        assert!(judgement(Lang::En, g, &slow).contains("still wins, 2 moves slower"));
+        // still a win, beyond the stipulated moves; no win proven within them; a win by
+        // the rule alone: never "the win is gone"
+        let t = judgement(Lang::En, g, &played(Outlook::Win(4)));
+        assert!(
+            t.contains("mistake: still wins, but not within the moves left: mate in 2 moves now"),
+            "{t}"
+        );
+        let t = judgement(Lang::Zh, g, &played(Outlook::Win(4)));
+        assert!(
+            t.contains("错着，仍能取胜，但已超出限定步数：现在还要2步杀"),
+            "{t}"
+        );
+        for now in [Outlook::Win(4), Outlook::NoWin, Outlook::RuleWin(1)] {
+            for lang in [Lang::En, Lang::Zh] {
+                let t = judgement(lang, g, &played(now));
+                assert!(!t.contains("win is gone") && !t.contains("胜势已失"), "{t}");
+            }
+        }
+    }
+
+    /// One language a line: English lines name moves in WXF and hold no Chinese character;
+    /// Chinese lines name them in Chinese notation, red's files 一..九, black's １..９.
+    #[test]
+    fn each_line_keeps_to_its_language() {
+        let pos: crate::Position = "3k1a3/4a4/9/9/2N6/9/9/9/9/4K1C2 w".parse().unwrap();
+        let m = crate::notation::parse_move(&pos, "e0e1").unwrap();
+        let general = Named::of(&pos, m);
+        assert_eq!(
+            (general.chinese.as_str(), general.wxf.as_str()),
+            ("帅五进一", "K5+1")
+        );
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        let r = crate::notation::parse_move(&after, "e8f7").unwrap();
+        let advisor = Named::of(&after, r);
+        assert_eq!(
+            (advisor.chinese.as_str(), advisor.wxf.as_str()),
+            ("士５进６", "A5+6")
+        );
+        let g: Goal = "红先胜".parse().unwrap();
+        let best = Played {
+            mv: general,
+            feedback: Feedback::Best,
+            now: Outlook::Win(4),
+            reason: None,
+            refutation: None,
+            defence: Some(advisor.clone()),
+            ending: None,
+            repeats: 0,
+        };
+        let han = |t: &str| t.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+        let english = [
+            judgement(Lang::En, g, &best),
+            reply(Lang::En, g, Color::Black, &advisor),
+            solution(Lang::En, &[best.mv.clone(), advisor.clone()]),
+            hint(Lang::En, &Hint::Move(best.mv.clone())),
+        ];
+        assert_eq!(english[0], "K5+1: best: mate in 2 moves more");
+        assert_eq!(english[1], "black defends: A5+6");
+        for t in &english {
+            assert!(!han(t), "a Chinese character in an English line: {t}");
+        }
+        assert_eq!(judgement(Lang::Zh, g, &best), "帅五进一：最佳，还有2步杀");
+        assert_eq!(
+            reply(Lang::Zh, g, Color::Black, &advisor),
+            "黑方应着：士５进６"
+        );
+        let draw: Goal = "红先和".parse().unwrap();
+        assert_eq!(
+            reply(Lang::En, draw, Color::Black, &advisor),
+            "black attacks: A5+6"
+        );
+    }
 }

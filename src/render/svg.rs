@@ -23,6 +23,9 @@ pub struct Options {
     pub marks: Vec<Square>,
     /// The last move played, its two points tinted under the pieces.
     pub last: Option<Move>,
+    /// Red's file numbers as digits too (1..9 from red's right, as WXF counts them), for
+    /// an English reader; Chinese numerals (一..九) otherwise.
+    pub digits: bool,
 }
 
 const STEP: f64 = 56.0;
@@ -281,7 +284,12 @@ fn board(s: &mut String, o: &Options, w: f64, h: f64) {
     const RED: [&str; 9] = ["九", "八", "七", "六", "五", "四", "三", "二", "一"];
     for f in 0..9u8 {
         let (x, _) = xy(sq(f, 0), o.flip);
-        let red = RED[f as usize];
+        let red = if o.digits {
+            (9 - f).to_string()
+        } else {
+            RED[f as usize].to_string()
+        };
+        let red = red.as_str();
         let black = (f + 1).to_string();
         let (top, bottom) = if o.flip {
             (red, black.as_str())

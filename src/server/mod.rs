@@ -724,6 +724,8 @@ struct BoardQuery {
     mark: Option<String>,
     /// The last move played (ICCS), tinted.
     last: Option<String>,
+    /// `en`: red's file numbers as digits (the page in English).
+    lang: Option<String>,
 }
 
 fn svg_response(svg: String) -> Response {
@@ -737,13 +739,19 @@ fn svg_response(svg: String) -> Response {
         .into_response()
 }
 
-/// `GET /api/board.svg?fen=…&arrow=h2e2&mark=e9&last=h2e2&flip=true`: the diagram `canju
-/// diagram` draws (the last move tinted), with a click target on every point.
+/// `GET /api/board.svg?fen=…&arrow=h2e2&mark=e9&last=h2e2&flip=true&lang=en`: the diagram
+/// `canju diagram` draws (the last move tinted), with a click target on every point; red's
+/// file numbers as digits with `lang=en`.
 async fn board_svg(q: Result<Query<BoardQuery>, QueryRejection>) -> Result<Response, ApiError> {
     let q = query(q)?;
     let pos = fen_arg(&q.fen)?;
     let mut o = canju::render::svg::Options {
         flip: q.flip.unwrap_or(false),
+        digits: match q.lang.as_deref() {
+            None | Some("zh") => false,
+            Some("en") => true,
+            Some(other) => return Err(ApiError::bad(format!("lang '{other}': zh or en"))),
+        },
         ..Default::default()
     };
     let two_points = |what: &str, a: &str| {

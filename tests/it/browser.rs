@@ -452,6 +452,38 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
             .starts_with("red to move and win")
     );
     assert!(text(&c, "#puzzle-moves").await.contains("K5+1"));
+    // titles and tags in English too, and the board's file numbers in digits
+    wait_for(10, "the board's files in digits", || async {
+        c.execute(
+            "return [...document.querySelectorAll('#puzzle-board text.file-number')].map(t => t.textContent).join('')",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_str()
+        .is_some_and(|t| t.chars().all(|ch| ch.is_ascii_digit()) && t.len() == 18)
+    })
+    .await;
+    assert_eq!(text(&c, "#puzzle-title").await, "Horse behind the cannon");
+    assert_eq!(
+        text(&c, "#puzzle-list li[data-id='pattern-003'] .name").await,
+        "Iron bolt"
+    );
+    let tags = c
+        .execute(
+            "return [...document.querySelectorAll('#f-tag option[data-value]')].map(o => o.textContent).join(' ')",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        !tags
+            .as_str()
+            .unwrap()
+            .chars()
+            .any(|ch| ('\u{4e00}'..='\u{9fff}').contains(&ch)),
+        "a Chinese tag in English: {tags}"
+    );
     assert!(text(&c, "#me").await.starts_with("rating "));
     let labels = c
         .execute(
@@ -522,6 +554,26 @@ async fn the_page_as_a_player_uses_it_in_headless_chromium() {
     play(&c, "#puzzle-board", "d0e0").await;
     feedback(&c, "练习：独立解出").await;
     assert_eq!(progress_of(&c, "pattern-001").await, json!("helped"));
+
+    // ---- a mistake taken back, then the mate: the page says what the record counts, a
+    // puzzle failed, not "solved" (重炮, pattern-004)
+    click(&c, "#puzzle-list li[data-id='pattern-004']").await;
+    wait_for(10, "重炮 to play", || async {
+        text(&c, "#puzzle-title").await == "重炮" && text(&c, "#turn").await == "轮到你走（红方）"
+    })
+    .await;
+    play(&c, "#puzzle-board", "e0e1").await;
+    feedback(&c, "帅五进一：错着").await;
+    click(&c, "#p-undo").await;
+    wait_for(10, "the mistake taken back", || async {
+        text(&c, "#turn").await == "轮到你走（红方）"
+    })
+    .await;
+    play(&c, "#puzzle-board", "h5e5").await;
+    feedback(&c, "走完（悔棋前有错着，此题记为未解出）：将死").await;
+    assert_eq!(text(&c, "#turn").await, "走完：悔棋前有错着，记为未解出");
+    assert!(!text(&c, "#feedback").await.contains("解出！"));
+    assert_eq!(progress_of(&c, "pattern-004").await, json!("failed"));
 
     // ---- a 黑先 puzzle: black plays from the bottom
     c.goto(&format!("{url}/#puzzles/mate-001")).await.unwrap();

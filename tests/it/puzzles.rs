@@ -1249,3 +1249,95 @@ fn list_show_and_the_trainer_speak_one_language() {
     // (the board in letters, with its coordinates: no Chinese label)
     assert!(text.contains("  a b c d e f g h i"), "{text}");
 }
+
+#[test]
+fn a_shuffle_is_judged_as_a_repetition_and_ends_in_a_draw() {
+    let home = TempDir::new("shuffle");
+    let tables = TempDir::new("shuffle-tb");
+    let dir = tables.0.to_str().unwrap();
+    // 马对士, black wins: the general steps back and forth, the defence follows; the third
+    // time a position comes, the game is drawn and the win is not reached
+    let shuffle = [
+        "将５退１",
+        "将５进１",
+        "将５退１",
+        "将５进１",
+        "将５退１",
+        "将５进１",
+    ];
+    let script: String = shuffle.iter().map(|m| format!("{m}\n")).collect();
+    let o = canju_with_input(
+        &[
+            "puzzle",
+            "play",
+            "endgame-002",
+            "--dir",
+            dir,
+            "--lang",
+            "zh",
+        ],
+        &script,
+        &home.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.contains("将５进１：重复局面（第2次出现），胜势没有进展"),
+        "{text}"
+    );
+    assert!(
+        text.contains("将５退１：重复局面（第2次出现），胜势没有进展：仍是15步杀"),
+        "{text}"
+    );
+    assert!(
+        text.contains("失败：同一局面第三次出现，双方均非长打，按棋规不变作和，未能取胜"),
+        "{text}"
+    );
+    assert!(text.contains("记录：未解出"), "{text}");
+    // the same line checked whole: no repeated move is best, the game ends drawn
+    let mut args = vec!["puzzle", "check", "endgame-002"];
+    args.extend(shuffle);
+    args.extend(["--dir", dir, "--json"]);
+    let o = canju_with_input(&args, "", &home.0);
+    assert_eq!(o.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["solved"], false);
+    assert_eq!(j["ending"], "repetition");
+    let moves = j["moves"].as_array().unwrap();
+    let repeated: Vec<&serde_json::Value> = moves
+        .iter()
+        .filter(|m| m["repeats"].as_u64().unwrap_or(0) > 0)
+        .collect();
+    assert_eq!(repeated.len(), 2, "{j}");
+    assert!(repeated.iter().all(|m| m["feedback"] == "good"), "{j}");
+}
+
+#[test]
+fn a_finish_after_a_mistake_taken_back_reads_as_the_record_counts_it() {
+    let home = TempDir::new("after-mistake");
+    // 马后炮: a mistake, taken back, then the mate: the screen says what the record says
+    let script = "c5b7\nundo\ne0e1\ng0d0\nc5d7\n";
+    let o = canju_with_input(
+        &["puzzle", "play", "pattern-002", "--lang", "zh"],
+        script,
+        &home.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.contains("走完（悔棋前有错着，此题记为未解出）：将死"),
+        "{text}"
+    );
+    assert!(!text.contains("解出！"), "{text}");
+    assert!(text.contains("记录：未解出"), "{text}");
+    let o = canju_with_input(
+        &["puzzle", "play", "pattern-002", "--lang", "en"],
+        script,
+        &home.0,
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.contains(
+            "finished after a mistake taken back (the puzzle counts as failed): checkmate"
+        ),
+        "{text}"
+    );
+}
