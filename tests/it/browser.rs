@@ -1,7 +1,8 @@
 //! The page in a real browser: headless Chromium driven through WebDriver (chromedriver),
 //! as a player uses it. A puzzle played by clicks (the judgement, the reply, the last move
-//! tinted, the move list, a mistake, hints and the solution, a solve with help recorded as
-//! such), the board turned for a 黑先 puzzle, the language switched, the layout at 1366×625
+//! tinted, the move list, a mistake, hints and the solution played out, a solve with help
+//! recorded as such, the reply animated, the general in check ringed, a piece dragged, a
+//! finish after a mistake taken back counted as failed), the board turned for a 黑先 puzzle, the language switched, the layout at 1366×625
 //! and 1280×580 (what a 1366×768 and a 1280×720 screen leave a browser) and on a 390×844
 //! phone with taps; then the explorer (its address, back and forward, the rule sets, the
 //! solver, the editor) and the theory tab (counter-examples as boards that open in the
