@@ -21,6 +21,7 @@ fn draw_board(a: &Attempt, player: Color, lang: Lang) {
     let view = canju::render::terminal::View {
         black_below: player == Color::Black,
         last: a.last_move(),
+        numbers: true,
     };
     out!(
         "{}",

@@ -458,6 +458,7 @@ pub fn show(dir: &Option<PathBuf>, id: &str, lang: Lang) -> CliResult {
     let view = canju::render::terminal::View {
         black_below: p.goal.side == canju::Color::Black,
         last: None,
+        numbers: true,
     };
     // (in English the letters' board, with ICCS coordinates and no Chinese labels)
     let style = super::board::board_style(lang == Lang::En);

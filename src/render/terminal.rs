@@ -60,6 +60,10 @@ pub struct View {
     /// The last move, marked: the point it left as ＊ (`*` in letters), the piece that made
     /// it in reverse video where colours are on.
     pub last: Option<Move>,
+    /// In letters: each side's file numbers too (1..9 from its own right, as WXF counts
+    /// them) on its own edge, for a player who writes WXF (the Chinese board always has
+    /// them).
+    pub numbers: bool,
 }
 
 /// [`grid`] seen as `view` says.
@@ -191,6 +195,22 @@ fn chinese(pos: &Position, color: bool, view: View) -> String {
 fn ascii(pos: &Position, color: bool, view: View) -> String {
     let (ranks, files) = order(view);
     let mut out = String::new();
+    // each side's file numbers on its own edge, from its right
+    let numbers = |side: Color| -> String {
+        let n: Vec<String> = files
+            .iter()
+            .map(|f| f.number_for(side).to_string())
+            .collect();
+        format!("  {}\n", n.join(" "))
+    };
+    let (top, below) = if view.black_below {
+        (Color::Red, Color::Black)
+    } else {
+        (Color::Black, Color::Red)
+    };
+    if view.numbers {
+        out.push_str(&numbers(top));
+    }
     for (i, &rank) in ranks.iter().enumerate() {
         out.push_str(&format!("{} ", rank.index()));
         let row: Vec<String> = files
@@ -220,6 +240,9 @@ fn ascii(pos: &Position, color: bool, view: View) -> String {
         .map(|f| char::from(b'a' + f.index()).to_string())
         .collect();
     out.push_str(&format!("  {}\n", letters.join(" ")));
+    if view.numbers {
+        out.push_str(&numbers(below));
+    }
     out
 }
 
@@ -261,6 +284,7 @@ mod tests {
             View {
                 black_below: true,
                 last: Some(m),
+                numbers: false,
             },
         );
         let points = |line: &str| -> Vec<String> {
@@ -289,6 +313,29 @@ mod tests {
         let lines: Vec<&str> = turned.lines().collect();
         assert_eq!(lines[0], "0 R N B A K A B N R");
         assert_eq!(lines[11], "  i h g f e d c b a");
+        // with each side's numbers (WXF), upright and turned: each side's on its own edge,
+        // from its own right
+        let numbered = |black_below| {
+            grid_seen(
+                &pos,
+                plain,
+                View {
+                    black_below,
+                    last: None,
+                    numbers: true,
+                },
+            )
+        };
+        let upright = numbered(false);
+        let lines: Vec<&str> = upright.lines().collect();
+        assert_eq!(lines[0], "  1 2 3 4 5 6 7 8 9");
+        assert_eq!(lines[12], "  a b c d e f g h i");
+        assert_eq!(lines[13], "  9 8 7 6 5 4 3 2 1");
+        let turned = numbered(true);
+        let lines: Vec<&str> = turned.lines().collect();
+        assert_eq!(lines[0], "  1 2 3 4 5 6 7 8 9");
+        assert_eq!(lines[12], "  i h g f e d c b a");
+        assert_eq!(lines[13], "  9 8 7 6 5 4 3 2 1");
 
         // in Chinese: red's numbers above, black's below, each from its own right
         let chinese = grid_seen(
@@ -300,6 +347,7 @@ mod tests {
             View {
                 black_below: true,
                 last: Some(m),
+                numbers: false,
             },
         );
         let lines: Vec<&str> = chinese.lines().collect();

@@ -58,7 +58,15 @@ fn a_black_to_move_puzzle_is_seen_from_black_and_marks_the_last_move() {
     assert!(boards.len() >= 3, "{text}");
     // the first board: black's horse on c1 seen from black's side (column 7 of 9), red's
     // general at the top, no mark yet
-    assert!(boards[0].starts_with("0 . . . . . K . . .\n"), "{text}");
+    // (red's file numbers on its edge, black's on its own, each from its right, for WXF)
+    assert!(
+        boards[0].starts_with("  1 2 3 4 5 6 7 8 9\n0 . . . . . K . . .\n"),
+        "{text}"
+    );
+    assert!(
+        boards[0].ends_with("  i h g f e d c b a\n  9 8 7 6 5 4 3 2 1\n"),
+        "{text}"
+    );
     assert!(boards[0].contains("1 . . . . . . n . .\n"), "{text}");
     assert!(boards[0].contains("  i h g f e d c b a\n"), "{text}");
     assert!(!boards[0].contains('*'), "{text}");
@@ -127,7 +135,10 @@ fn play_through_standard_input_with_hint_undo_and_progress() {
     let o = canju_with_input(&["puzzle", "play"], script, &home);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("review (failed or helped before)"), "{text}");
-    assert!(text.contains("pattern-002 · 马后炮"), "{text}");
+    assert!(
+        text.contains("pattern-002 · Horse behind the cannon"),
+        "{text}"
+    );
     assert!(
         text.contains("hint: move the general on e0 (file 5)"),
         "{text}"
@@ -833,7 +844,7 @@ fn a_table_puzzle_played_through_and_a_slower_win_called_good() {
         "{err}"
     );
     assert!(
-        text.contains("rules: asian: perpetual attack (长打: 长将, 长杀, 长捉) loses"),
+        text.contains("rules: asian: perpetual attack (check, threat of mate or chase) loses"),
         "{text}"
     );
     assert!(
