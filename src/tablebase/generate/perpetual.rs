@@ -92,6 +92,26 @@ const FREE: u8 = u8::MAX - 6;
 const _: () = assert!(CHECK_CAND + MAX_OPEN < NEVER);
 const _: () = assert!(LOST as u32 + code::MAX_RULE_LEVEL < FREE as u32);
 
+/// The points a side's advisors and elephants can stand on (its palace's five, its half's
+/// seven), where alone they can capture.
+fn guard_points(c: Color) -> u128 {
+    static POINTS: std::sync::OnceLock<[u128; 2]> = std::sync::OnceLock::new();
+    POINTS.get_or_init(|| {
+        Color::ALL.map(|color| {
+            crate::game::square::Square::all()
+                .filter(|&sq| {
+                    [
+                        crate::game::piece::Kind::Advisor,
+                        crate::game::piece::Kind::Elephant,
+                    ]
+                    .iter()
+                    .any(|&kind| crate::game::piece::Piece { color, kind }.can_stand_on(sq))
+                })
+                .fold(0u128, |bits, sq| bits | 1u128 << sq.index())
+        })
+    })[c.index()]
+}
+
 /// Entries per block of the values kept aside.
 const ASIDE_BLOCK: usize = 1 << 20;
 
@@ -908,6 +928,14 @@ impl Retrograde<'_> {
         let squares = &s.squares;
         let mover = s.pos.turn();
         let against = self.attackers[mover.index()];
+        // a side of advisors and elephants at most (besides its general) neither checks nor
+        // threatens mate, and chases only with a capture by an advisor or an elephant, whose
+        // targets stand where they can go: with no piece of the other side there, no move
+        // of it is 打 (a general's own threats are not, and it uncovers an elephant only)
+        if against == Attackers::NONE && s.pos.occupied[(!mover).index()] & guard_points(mover) == 0
+        {
+            return Some(false);
+        }
         let Clauses {
             mate_threats,
             chases,
@@ -2427,6 +2455,29 @@ mod tests {
 
     /// A candidate whose every move loses is lost, never a row: rows refuse to be empty,
     /// which is what lets them mark where each row starts instead of its length.
+    #[test]
+    fn the_guards_points_are_the_palace_and_the_elephants() {
+        for (c, points) in [
+            (
+                Color::Red,
+                [
+                    "d0", "f0", "e1", "d2", "f2", "c0", "g0", "a2", "e2", "i2", "c4", "g4",
+                ],
+            ),
+            (
+                Color::Black,
+                [
+                    "d9", "f9", "e8", "d7", "f7", "c9", "g9", "a7", "e7", "i7", "c5", "g5",
+                ],
+            ),
+        ] {
+            let want = points.iter().fold(0u128, |bits, p| {
+                bits | 1u128 << p.parse::<crate::game::square::Square>().unwrap().index()
+            });
+            assert_eq!(guard_points(c), want, "{c}");
+        }
+    }
+
     #[test]
     #[should_panic(expected = "a candidate's row with no check in it")]
     fn a_row_is_never_empty() {
