@@ -386,7 +386,8 @@ class Board {
     if (taken) {
       taken.style.transition = `opacity ${ms}ms`;
     }
-    this.el.dataset.animated = ((this.el.dataset.animated || '') + ' ' + iccs).trim();
+    // (the last few only: a long session does not grow it for ever)
+    this.el.dataset.animated = ((this.el.dataset.animated || '') + ' ' + iccs).trim().split(' ').slice(-12).join(' ');
     // (a frame first, so that the transition starts from where the piece stands)
     await new Promise((r) => requestAnimationFrame(() => r()));
     g.style.transform = `translate(${b[0] - a[0]}px, ${b[1] - a[1]}px)`;

@@ -392,12 +392,7 @@ pub fn list(a: ListArgs) -> CliResult {
                 n.map_or(String::new(), |n| format!(" in {n}"))
             ),
         };
-        let tags: Vec<String> = p
-            .entry
-            .tags
-            .iter()
-            .map(|t| puzzle::words::tag(lang, t))
-            .collect();
+        let tags = p.tags(lang);
         // (in Chinese the page's marks: ✓ solved clean, ✓? with help, ✗ failed)
         let mark = match (zh, r.mark) {
             (_, None) => "-",
@@ -469,12 +464,7 @@ pub fn show(dir: &Option<PathBuf>, id: &str, lang: Lang) -> CliResult {
     outln!("{}", puzzle::words::to_move(lang, p.position.turn()));
     outln!("{}", p.entry.fen);
     let collection = puzzle::words::collection(lang, &p.collection);
-    let tags: Vec<String> = p
-        .entry
-        .tags
-        .iter()
-        .map(|t| puzzle::words::tag(lang, t))
-        .collect();
+    let tags = p.tags(lang);
     if lang == Lang::Zh {
         outln!("{} · {}（{collection}）", p.entry.id, p.title(lang));
         outln!("目标：{}", p.goal_words(lang));

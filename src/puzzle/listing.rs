@@ -76,12 +76,7 @@ impl Puzzle {
             long: self.entry.long,
             line: self.line.iter().map(|m| m.to_string()).collect(),
             tags: &self.entry.tags,
-            tags_en: self
-                .entry
-                .tags
-                .iter()
-                .map(|t| super::words::tag(super::words::Lang::En, t))
-                .collect(),
+            tags_en: self.tags(super::words::Lang::En),
             difficulty: self.entry.difficulty,
         }
     }

@@ -203,6 +203,15 @@ pub struct Puzzle {
 pub const TABLE_BUDGET: u32 = crate::tablebase::value::code::MAX_PLIES;
 
 impl Puzzle {
+    /// Its tags in the language ([`words::tag`]).
+    pub fn tags(&self, lang: words::Lang) -> Vec<String> {
+        self.entry
+            .tags
+            .iter()
+            .map(|t| words::tag(lang, t))
+            .collect()
+    }
+
     /// Its title in the language: the entry's own in Chinese; in English its `title_en`,
     /// else the parts of the Chinese title English has words for (the book and number, the
     /// result, the material as its signature), else the collection and the material.

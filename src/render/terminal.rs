@@ -75,6 +75,15 @@ pub fn grid_seen(pos: &Position, style: Style, view: View) -> String {
     }
 }
 
+/// The sides whose file numbers stand at the top and below, as seen: each on its own edge.
+fn edges(view: View) -> (Color, Color) {
+    if view.black_below {
+        (Color::Red, Color::Black)
+    } else {
+        (Color::Black, Color::Red)
+    }
+}
+
 /// The ranks top to bottom and the files left to right, as seen.
 fn order(view: View) -> (Vec<Rank>, Vec<File>) {
     let (mut ranks, mut files): (Vec<Rank>, Vec<File>) =
@@ -149,11 +158,7 @@ fn chinese(pos: &Position, color: bool, view: View) -> String {
         format!(" {}\n", n.join(" "))
     };
     // each side's file numbers on its own edge, from its right
-    let (top, below) = if view.black_below {
-        (Color::Red, Color::Black)
-    } else {
-        (Color::Black, Color::Red)
-    };
+    let (top, below) = edges(view);
     let mut out = numbers(top);
     for (i, &rank) in ranks.iter().enumerate() {
         let row: Vec<String> = files
@@ -203,11 +208,7 @@ fn ascii(pos: &Position, color: bool, view: View) -> String {
             .collect();
         format!("  {}\n", n.join(" "))
     };
-    let (top, below) = if view.black_below {
-        (Color::Red, Color::Black)
-    } else {
-        (Color::Black, Color::Red)
-    };
+    let (top, below) = edges(view);
     if view.numbers {
         out.push_str(&numbers(top));
     }
